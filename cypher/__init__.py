@@ -1,0 +1,67 @@
+"""Cypher statements, one per ``.cypher`` file, loaded by name.
+
+``load("retrieval/chunk_vector")`` returns the text of ``cypher/retrieval/chunk_vector.cypher``. Values are
+always ``$parameters``; labels and relationship types that must vary come only from :data:`LABELS` and
+:data:`RELATIONSHIPS` through :func:`render`.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+
+__all__ = ["LABELS", "RELATIONSHIPS", "UnknownQueryError", "load", "names", "render"]
+
+LABELS: frozenset[str] = frozenset(
+    {
+        "Document", "Section", "Chunk", "Table", "Figure",
+        "Atom", "Entity", "Fact", "Tag", "Row",
+        "Topic", "Route", "FactItem", "SuperTopic", "SuperFact", "StrataMeta",
+    }
+)
+RELATIONSHIPS: frozenset[str] = frozenset(
+    {
+        "REFERENCES", "HAS_SECTION", "HAS_CHUNK", "NEXT", "HAS_TABLE", "HAS_FIGURE", "REPRESENTS",
+        "ATOM_OF", "MENTIONS", "RELATED", "HAS_FACT", "FACT_OF", "SUBJECT", "OBJECT",
+        "TAGGED", "HAS_ROW", "ROW_OF", "HAS_ROUTE", "HAS_ITEM", "ITEM_OF", "TOPIC_OF", "SIMILAR",
+    }
+)
+
+
+class UnknownQueryError(KeyError):
+    """No ``.cypher`` file has that name."""
+
+
+@cache
+def load(name: str) -> str:
+    """Return the Cypher text of ``cypher/<name>.cypher``; fail fast on an unknown name."""
+    if ".." in name or name.startswith("/"):
+        raise UnknownQueryError(name)
+    resource = resources.files(__name__).joinpath(f"{name}.cypher")
+    if not resource.is_file():
+        raise UnknownQueryError(f"no Cypher file named {name!r}")
+    return resource.read_text(encoding="utf-8")
+
+
+def names(folder: str) -> list[str]:
+    """Names of every query in one folder, e.g. ``names("schema")``, sorted."""
+    root = resources.files(__name__).joinpath(folder)
+    return sorted(
+        f"{folder}/{entry.name.removesuffix('.cypher')}"
+        for entry in root.iterdir()
+        if entry.name.endswith(".cypher")
+    )
+
+
+def render(name: str, *, label: str | None = None, rel: str | None = None) -> str:
+    """Load a template query and fill ``{label}`` / ``{rel}`` from the allow-lists only."""
+    text = load(name)
+    if label is not None:
+        if label not in LABELS:
+            raise ValueError(f"label {label!r} is not in the allow-list")
+        text = text.replace("{label}", label)
+    if rel is not None:
+        if rel not in RELATIONSHIPS:
+            raise ValueError(f"relationship type {rel!r} is not in the allow-list")
+        text = text.replace("{rel}", rel)
+    return text

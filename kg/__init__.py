@@ -1,0 +1,1 @@
+"""Strata: a graph-database-centric knowledge platform on Neo4j."""

@@ -1,0 +1,174 @@
+"""Strata's configuration: one immutable :class:`Settings` read once at the edge and passed down.
+
+Only :meth:`Settings.from_env` reads the environment; library code receives a ``Settings`` (or one of its
+parts) as an argument. Secrets are ``SecretStr`` so they never reach logs, reprs or ``strata config``.
+
+Environment variables (all optional):
+
+==============================  ===============================================================
+STRATA_HOME                     data and state folder (default ~/.local/share/strata)
+STRATA_CACHE_DIR                caches: Neo4j jars, LLM responses (default ~/.cache/strata)
+STRATA_KB                       knowledge base name (default ``default``)
+STRATA_NEO4J_URI                use this Neo4j (bolt://, neo4j://, neo4j+s://) instead of a local one
+STRATA_NEO4J_USER               its user (default neo4j)
+STRATA_NEO4J_PASSWORD           its password
+STRATA_NEO4J_DATABASE           its database (default: the server's default database)
+STRATA_NEO4J_BOLT_PORT          local server's Bolt port (default 7687)
+STRATA_NEO4J_HTTP_PORT          local server's HTTP port (default 7474)
+STRATA_NEO4J_HEAP               local server's JVM heap, e.g. 1g (default 1g)
+STRATA_NEO4J_PAGECACHE          local server's page cache, e.g. 512m (default 512m)
+STRATA_LLM_BASE_URL             OpenAI-compatible endpoint; unset means offline mode
+STRATA_LLM_MODEL                chat model name
+STRATA_LLM_API_KEY              API key (or OPENAI_API_KEY)
+STRATA_LLM_TIMEOUT              seconds per request (default 60)
+STRATA_LLM_MAX_CONCURRENCY      concurrent requests across the process (default 4)
+STRATA_LLM_RESPONSE_FORMAT      json_schema | json_object | text (default json_schema)
+STRATA_LLM_MODEL_<TASK>         per-task model override, e.g. STRATA_LLM_MODEL_ATOMIC_QUESTIONS
+STRATA_LLM_CACHE                1 (default) or 0 to disable the response cache
+STRATA_EMBEDDER                 wordllama (default) | openai | sentence-transformers | hash
+STRATA_EMBEDDING_MODEL          model name for openai / sentence-transformers embedders
+STRATA_EMBEDDING_BASE_URL       endpoint for the openai embedder (default: the LLM's)
+==============================  ===============================================================
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+
+from kg.errors import ConfigError
+
+__all__ = ["EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Neo4jSettings(_Frozen):
+    """An existing Neo4j server to use instead of a local one."""
+
+    uri: str
+    user: str = "neo4j"
+    password: SecretStr = SecretStr("")
+    database: str | None = None
+
+
+class LocalServerSettings(_Frozen):
+    """The Neo4j Community server Strata provisions itself when no URI is given."""
+
+    home: Path
+    cache_dir: Path
+    bolt_port: int = 7687
+    http_port: int = 7474
+    heap: str = "1g"
+    pagecache: str = "512m"
+    password: SecretStr | None = None
+    start_timeout_s: float = 120.0
+
+
+class LLMSettings(_Frozen):
+    """An OpenAI-compatible chat endpoint. ``base_url=None`` means offline mode."""
+
+    base_url: str | None = None
+    model: str = "gpt-4o-mini"
+    api_key: SecretStr = SecretStr("")
+    temperature: float = 0.0
+    max_tokens: int = 2048
+    timeout_s: float = 60.0
+    max_retries: int = 5
+    max_concurrency: int = 4
+    response_format: Literal["json_schema", "json_object", "text"] = "json_schema"
+    task_models: dict[str, str] = Field(default_factory=dict)
+    cache: bool = True
+    prices_per_mtok: dict[str, tuple[float, float]] = Field(default_factory=dict)
+
+    @property
+    def offline(self) -> bool:
+        return self.base_url is None
+
+
+class EmbedderSettings(_Frozen):
+    """Which embedder turns text into vectors."""
+
+    provider: Literal["wordllama", "openai", "sentence-transformers", "hash"] = "wordllama"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr = SecretStr("")
+    dimensions: int | None = None
+
+
+class Settings(_Frozen):
+    """Everything Strata is configured with. Build it with :meth:`from_env` at the edge, or directly."""
+
+    home: Path
+    cache_dir: Path
+    kb: str = "default"
+    neo4j: Neo4jSettings | None = None
+    local: LocalServerSettings
+    llm: LLMSettings = LLMSettings()
+    embedder: EmbedderSettings = EmbedderSettings()
+    batch_size: int = 1000
+    chunk_tokens: int = 256
+    chunk_overlap: int = 32
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Read ``STRATA_*`` variables (see the module docstring); ``overrides`` win."""
+        env = os.environ if environ is None else environ
+        try:
+            home = Path(env.get("STRATA_HOME", Path.home() / ".local/share/strata")).expanduser()
+            cache_dir = Path(env.get("STRATA_CACHE_DIR", Path.home() / ".cache/strata")).expanduser()
+            neo4j = None
+            if env.get("STRATA_NEO4J_URI"):
+                neo4j = Neo4jSettings(
+                    uri=env["STRATA_NEO4J_URI"],
+                    user=env.get("STRATA_NEO4J_USER", "neo4j"),
+                    password=SecretStr(env.get("STRATA_NEO4J_PASSWORD", "")),
+                    database=env.get("STRATA_NEO4J_DATABASE") or None,
+                )
+            local = LocalServerSettings(
+                home=home / "neo4j",
+                cache_dir=cache_dir,
+                bolt_port=int(env.get("STRATA_NEO4J_BOLT_PORT", "7687")),
+                http_port=int(env.get("STRATA_NEO4J_HTTP_PORT", "7474")),
+                heap=env.get("STRATA_NEO4J_HEAP", "1g"),
+                pagecache=env.get("STRATA_NEO4J_PAGECACHE", "512m"),
+            )
+            prefix = "STRATA_LLM_MODEL_"
+            llm = LLMSettings(
+                base_url=env.get("STRATA_LLM_BASE_URL") or None,
+                model=env.get("STRATA_LLM_MODEL", "gpt-4o-mini"),
+                api_key=SecretStr(env.get("STRATA_LLM_API_KEY", env.get("OPENAI_API_KEY", ""))),
+                timeout_s=float(env.get("STRATA_LLM_TIMEOUT", "60")),
+                max_concurrency=int(env.get("STRATA_LLM_MAX_CONCURRENCY", "4")),
+                response_format=env.get("STRATA_LLM_RESPONSE_FORMAT", "json_schema"),  # type: ignore[arg-type]
+                task_models={k[len(prefix):].lower(): v for k, v in env.items() if k.startswith(prefix)},
+                cache=env.get("STRATA_LLM_CACHE", "1") != "0",
+            )
+            embedder = EmbedderSettings(
+                provider=env.get("STRATA_EMBEDDER", "wordllama"),  # type: ignore[arg-type]
+                model=env.get("STRATA_EMBEDDING_MODEL") or None,
+                base_url=env.get("STRATA_EMBEDDING_BASE_URL") or llm.base_url,
+                api_key=llm.api_key,
+            )
+            fields: dict[str, object] = {
+                "home": home, "cache_dir": cache_dir, "kb": env.get("STRATA_KB", "default"),
+                "neo4j": neo4j, "local": local, "llm": llm, "embedder": embedder,
+            }
+            fields.update(overrides)
+            return cls.model_validate(fields)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(p) for p in err["loc"])
+            raise ConfigError(f"invalid setting {field}: {err['msg']}") from exc
+        except ValueError as exc:
+            raise ConfigError(f"invalid setting: {exc}") from exc
+
+    def redacted(self) -> dict[str, object]:
+        """The effective configuration as JSON-able data, secrets shown as '***' when set."""
+        return self.model_dump(mode="json")
