@@ -7,10 +7,11 @@ always ``$parameters``; labels and relationship types that must vary come only f
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from importlib import resources
 
-__all__ = ["LABELS", "RELATIONSHIPS", "UnknownQueryError", "load", "names", "render"]
+__all__ = ["LABELS", "RELATIONSHIPS", "UnknownQueryError", "index_names", "load", "names", "render"]
 
 LABELS: frozenset[str] = frozenset(
     {
@@ -43,6 +44,15 @@ def load(name: str) -> str:
     return resource.read_text(encoding="utf-8")
 
 
+@cache
+def index_names() -> frozenset[str]:
+    """Names of the indexes and constraints Strata's schema files create (the index allow-list)."""
+    found: set[str] = set()
+    for name in names("schema"):
+        found.update(re.findall(r"CREATE (?:\w+ )?(?:INDEX|CONSTRAINT) (\w+) IF NOT EXISTS", load(name)))
+    return frozenset(found)
+
+
 def names(folder: str) -> list[str]:
     """Names of every query in one folder, e.g. ``names("schema")``, sorted."""
     root = resources.files(__name__).joinpath(folder)
@@ -53,9 +63,15 @@ def names(folder: str) -> list[str]:
     )
 
 
-def render(name: str, *, label: str | None = None, rel: str | None = None) -> str:
-    """Load a template query and fill ``{label}`` / ``{rel}`` from the allow-lists only."""
+def render(
+    name: str, *, label: str | None = None, rel: str | None = None, index: str | None = None
+) -> str:
+    """Load a template query and fill ``{label}`` / ``{rel}`` / ``{index}`` from the allow-lists only."""
     text = load(name)
+    if index is not None:
+        if index not in index_names():
+            raise ValueError(f"index {index!r} is not one of Strata's indexes")
+        text = text.replace("{index}", index)
     if label is not None:
         if label not in LABELS:
             raise ValueError(f"label {label!r} is not in the allow-list")

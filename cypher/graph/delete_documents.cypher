@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (d:Document {id: id})
+DETACH DELETE d

@@ -1,0 +1,2 @@
+MATCH (s:{label}) WHERE NOT (s)-[:SIMILAR]-()
+DETACH DELETE s

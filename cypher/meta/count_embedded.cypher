@@ -1,0 +1,2 @@
+MATCH (n:{label}) WHERE n.embedding IS NOT NULL
+RETURN count(n) AS embedded

@@ -1,0 +1,1 @@
+DROP INDEX {index} IF EXISTS

@@ -1,0 +1,19 @@
+// Lookups that are not by id.
+CREATE INDEX document_source IF NOT EXISTS FOR (n:Document) ON (n.source);
+CREATE INDEX chunk_document IF NOT EXISTS FOR (n:Chunk) ON (n.document_id);
+CREATE INDEX entity_key IF NOT EXISTS FOR (n:Entity) ON (n.key);
+CREATE INDEX tag_name IF NOT EXISTS FOR (n:Tag) ON (n.name);
+// Owned nodes carry their document's id: replacing or deleting a document finds them by index.
+CREATE INDEX section_document IF NOT EXISTS FOR (n:Section) ON (n.document_id);
+CREATE INDEX table_document IF NOT EXISTS FOR (n:Table) ON (n.document_id);
+CREATE INDEX figure_document IF NOT EXISTS FOR (n:Figure) ON (n.document_id);
+CREATE INDEX atom_document IF NOT EXISTS FOR (n:Atom) ON (n.document_id);
+CREATE INDEX fact_document IF NOT EXISTS FOR (n:Fact) ON (n.document_id);
+CREATE INDEX row_document IF NOT EXISTS FOR (n:Row) ON (n.document_id);
+CREATE INDEX topic_document IF NOT EXISTS FOR (n:Topic) ON (n.document_id);
+CREATE INDEX route_document IF NOT EXISTS FOR (n:Route) ON (n.document_id);
+CREATE INDEX factitem_document IF NOT EXISTS FOR (n:FactItem) ON (n.document_id);
+// Resolving REFERENCES by file name or title, and finding documents that have links.
+CREATE INDEX document_source_name IF NOT EXISTS FOR (n:Document) ON (n.source_name);
+CREATE INDEX document_title_key IF NOT EXISTS FOR (n:Document) ON (n.title_key);
+CREATE INDEX document_has_links IF NOT EXISTS FOR (n:Document) ON (n.has_links);

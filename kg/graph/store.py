@@ -1,0 +1,144 @@
+"""The one place Strata talks to Neo4j: named Cypher, routed reads, batched and atomic writes.
+
+Every query comes from ``cypher/<name>.cypher`` through :func:`cypher.load`; values are parameters.
+Reads are routed to readers so a cluster works unchanged; writes go to the leader. Driver errors are
+wrapped into :mod:`kg.errors`. Transient failures (a leader switch, a restarting server) are retried by
+the driver's managed transactions.
+
+Example::
+
+    store = GraphStore.connect("neo4j://127.0.0.1:7687", "neo4j", password)
+    rows = store.read("meta/read")
+    store.write_batches("graph/merge_chunks", chunks, batch_size=1000)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+import neo4j
+from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
+from neo4j import exceptions as neo4j_exc
+
+import cypher
+from kg.errors import Neo4jError, Neo4jUnavailable
+
+__all__ = ["GraphStore", "Record"]
+
+Record = dict[str, Any]
+T = TypeVar("T")
+
+
+@contextmanager
+def _wrapped(uri: str) -> Iterator[None]:
+    try:
+        yield
+    except neo4j_exc.AuthError as exc:
+        raise Neo4jError(f"Neo4j at {uri} refused the credentials: {exc.message}") from exc
+    except (neo4j_exc.ServiceUnavailable, neo4j_exc.SessionExpired, OSError) as exc:
+        raise Neo4jUnavailable(f"no Neo4j answers at {uri}: {exc}") from exc
+    except neo4j_exc.Neo4jError as exc:
+        raise Neo4jError(f"{exc.code}: {exc.message}") from exc
+    except neo4j_exc.DriverError as exc:
+        raise Neo4jError(str(exc)) from exc
+
+
+class GraphStore:
+    """Named-query access to one Neo4j database, with an injected driver."""
+
+    def __init__(self, driver: neo4j.Driver, database: str | None = None, *, uri: str = "") -> None:
+        self.driver = driver
+        self.database = database
+        self.uri = uri
+
+    @classmethod
+    def connect(cls, uri: str, user: str, password: str, database: str | None = None) -> GraphStore:
+        """Open a driver and check that the server answers."""
+        with _wrapped(uri):
+            driver = GraphDatabase.driver(uri, auth=(user, password))
+            try:
+                driver.verify_connectivity()
+            except BaseException:
+                driver.close()
+                raise
+        return cls(driver, database, uri=uri)
+
+    def close(self) -> None:
+        self.driver.close()
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def server_version(self) -> str:
+        with _wrapped(self.uri):
+            return str(self.driver.get_server_info().agent)
+
+    def read(self, name: str, **params: Any) -> list[Record]:
+        """Run a named read query, routed to a reader."""
+        return self.query(cypher.load(name), routing=RoutingControl.READ, **params)
+
+    def write(self, name: str, **params: Any) -> list[Record]:
+        """Run a named write query in its own transaction."""
+        return self.query(cypher.load(name), routing=RoutingControl.WRITE, **params)
+
+    def query(self, text: str, *, routing: RoutingControl = RoutingControl.READ, **params: Any) -> list[Record]:
+        """Run Cypher text from :mod:`cypher` (a rendered template); prefer :meth:`read`/:meth:`write`."""
+        with _wrapped(self.uri):
+            records, _, _ = self.driver.execute_query(
+                text, parameters_=params, routing_=routing, database_=self.database
+            )
+        return [record.data() for record in records]
+
+    def write_batches(self, name: str, rows: Sequence[Any], *, batch_size: int = 1000, **params: Any) -> int:
+        """``UNWIND $rows`` in batches, one transaction per batch; returns the rows written."""
+        text = cypher.load(name)
+        for start in range(0, len(rows), batch_size):
+            self.query(text, routing=RoutingControl.WRITE, rows=list(rows[start:start + batch_size]), **params)
+        return len(rows)
+
+    def run_statements(self, name: str, **params: Any) -> None:
+        """Run each ``;``-separated statement of a file (schema files), one at a time."""
+        for statement in _statements(cypher.load(name)):
+            self.query(statement, routing=RoutingControl.WRITE, **params)
+
+    def run_autocommit(self, name: str, **params: Any) -> None:
+        """Run a named query in an auto-commit transaction (needed by ``CALL ... IN TRANSACTIONS``)."""
+        with _wrapped(self.uri), self.driver.session(database=self.database) as session:
+            session.run(cypher.load(name), params).consume()  # type: ignore[arg-type]
+
+    def atomic(self, work: Callable[[Transaction], T]) -> T:
+        """Run ``work`` in one managed write transaction: all of it is committed, or none.
+
+        The driver retries the whole function on transient errors, so ``work`` must be idempotent.
+        """
+        with _wrapped(self.uri), self.driver.session(database=self.database) as session:
+            return session.execute_write(lambda tx: work(Transaction(tx)))
+
+
+class Transaction:
+    """Named queries inside one :meth:`GraphStore.atomic` unit of work."""
+
+    def __init__(self, tx: ManagedTransaction) -> None:
+        self._tx = tx
+
+    def run(self, name: str, **params: Any) -> list[Record]:
+        return [record.data() for record in self._tx.run(cypher.load(name), params)]
+
+    def run_template(self, name: str, *, label: str, **params: Any) -> list[Record]:
+        """A template query with ``{label}`` filled from the allow-list."""
+        return [record.data() for record in self._tx.run(cypher.render(name, label=label), params)]
+
+    def run_batches(self, name: str, rows: Sequence[Any], *, batch_size: int = 1000, **params: Any) -> None:
+        text = cypher.load(name)
+        for start in range(0, len(rows), batch_size):
+            self._tx.run(text, {"rows": list(rows[start:start + batch_size]), **params}).consume()
+
+
+def _statements(text: str) -> list[str]:
+    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+    return [part.strip() for part in body.split(";") if part.strip()]

@@ -1,0 +1,232 @@
+"""Writes the information-resource and corpus layers: documents, sections, chunks, tables, figures.
+
+Documents are written in groups with ``UNWIND`` batches, one transaction per group, so a corpus of
+10,000 small passages costs a few dozen transactions instead of 10,000. A group commits whole or not at
+all; if it fails, its documents are retried one by one so a bad document fails alone and never leaves
+half of itself behind. Re-loading an unchanged document (same sha256) is a no-op; a changed one has its
+old subgraph, and everything derived only from it, replaced in the same transaction.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from neo4j import RoutingControl
+
+import cypher
+from kg.errors import Neo4jError, Neo4jUnavailable
+from kg.graph.store import GraphStore, Transaction
+from loaders.models import Chunk, SourceDocument
+
+__all__ = [
+    "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
+    "chunk_id", "delete_documents", "document_id", "naive_write", "section_id",
+]
+
+# Labels whose nodes belong to exactly one document (they carry document_id).
+OWNED_LABELS = ("Atom", "Fact", "Row", "FactItem", "Route", "Topic", "Figure", "Table", "Chunk", "Section")
+# Shared labels, deleted only when nothing links to them any more.
+SHARED_LABELS = ("Entity", "Tag")
+FUSION_LABELS = ("SuperTopic", "SuperFact")
+
+WriteStatus = Literal["loaded", "unchanged", "replaced", "failed"]
+_FILE_NAME = re.compile(r"\b[\w\-]+\.(?:pdf|md|markdown|html?|docx|txt|csv|tsv|xlsx)\b", re.IGNORECASE)
+
+
+def document_id(source: str) -> str:
+    """Stable across versions of a file: derived from where it comes from, not from its content."""
+    return "doc_" + hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
+
+
+def section_id(doc_id: str, key: str) -> str:
+    return f"{doc_id}:s{key}"
+
+
+def chunk_id(doc_id: str, order: int, text: str) -> str:
+    return f"{doc_id}:c{order}:{hashlib.sha1(text.encode('utf-8')).hexdigest()[:10]}"
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+@dataclass
+class PreparedDocument:
+    """A parsed document with its chunks and (optionally) their embeddings, ready to write."""
+
+    id: str
+    source: SourceDocument
+    chunks: list[Chunk]
+    embeddings: npt.NDArray[np.float32] | None = None
+
+
+@dataclass
+class WriteOutcome:
+    document_id: str
+    status: WriteStatus
+    sections: int = 0
+    chunks: int = 0
+    tables: int = 0
+    figures: int = 0
+    error: str | None = None
+
+
+@dataclass
+class _Rows:
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    sections: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    next_links: list[dict[str, str]] = field(default_factory=list)
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    references: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
+    rows = _Rows()
+    for prepared in docs:
+        doc, did = prepared.source, prepared.id
+        targets = {_key(PurePath(link.target.split("#")[0]).name) for link in doc.links if link.target}
+        targets |= {_key(link.text) for link in doc.links if link.text}
+        targets |= {_key(name) for name in _FILE_NAME.findall(doc.text[:200_000])}
+        targets.discard("")
+        targets.discard(_key(PurePath(doc.source).name))
+        rows.documents.append({
+            "id": did, "title": doc.title, "source": doc.source, "sha256": doc.sha256, "format": doc.format,
+            "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
+            "language": doc.language, "source_name": _key(PurePath(doc.source.split("#")[0]).name),
+            "title_key": _key(doc.title), "link_targets": sorted(targets),
+        })
+        if targets:
+            rows.references.append({"id": did, "targets": sorted(targets)})
+        for section in sorted(doc.sections, key=lambda s: (s.level, s.order)):
+            parent = did if section.parent_key is None else section_id(did, section.parent_key)
+            rows.sections.append({
+                "id": section_id(did, section.key), "parent_id": parent, "document_id": did,
+                "title": section.title, "level": section.level, "order": section.order, "key": section.key,
+                "page": section.page,
+            })
+        sentence_bounds = [(s.char_start, s.char_end) for s in doc.sentences]
+        for i, chunk in enumerate(prepared.chunks):
+            vector = None if prepared.embeddings is None else prepared.embeddings[i].tolist()
+            # Sentence indices a chunk covers let retrieval be scored on supporting sentences.
+            covered = [n for n, (a, b) in enumerate(sentence_bounds) if a >= chunk.char_start and b <= chunk.char_end]
+            rows.chunks.append({
+                "id": chunk.id, "section_id": section_id(did, chunk.section_key), "document_id": did,
+                "text": chunk.text, "order": chunk.order, "kind": chunk.kind, "page": chunk.page,
+                "char_start": chunk.char_start, "char_end": chunk.char_end, "tokens": chunk.tokens,
+                "summary": chunk.summary, "title": doc.title, "sentences": covered, "embedding": vector,
+            })
+            if i:
+                rows.next_links.append({"a": prepared.chunks[i - 1].id, "b": chunk.id})
+        by_ref = {c.ref_key: c.id for c in prepared.chunks if c.ref_key}
+        for table in doc.tables:
+            rows.tables.append({
+                "id": f"{did}:t{table.key}", "section_id": section_id(did, table.section_key), "document_id": did,
+                "caption": table.caption, "page": table.page, "header": table.header, "n_rows": len(table.rows),
+                "n_cols": len(table.header), "markdown": table.markdown, "csv": table.csv,
+                "char_start": table.char_start, "char_end": table.char_end, "chunk_id": by_ref.get(table.key),
+            })
+        for figure in doc.figures:
+            rows.figures.append({
+                "id": f"{did}:f{figure.key}", "section_id": section_id(did, figure.section_key),
+                "document_id": did, "caption": figure.caption, "page": figure.page,
+                "char_start": figure.char_start, "char_end": figure.char_end,
+                "chunk_id": by_ref.get(figure.key),
+            })
+    return rows
+
+
+def _delete_in(tx: Transaction, ids: list[str]) -> None:
+    shared = tx.run("graph/shared_candidates", ids=ids)[0]["ids"] if ids else []
+    for label in OWNED_LABELS:
+        tx.run_template("graph/delete_owned", label=label, ids=ids)
+    tx.run("graph/delete_documents", ids=ids)
+    for label in SHARED_LABELS:
+        tx.run_template("graph/delete_orphans", label=label, ids=shared)
+    for label in FUSION_LABELS:
+        tx.run_template("graph/delete_empty_fusion", label=label)
+
+
+def delete_documents(store: GraphStore, ids: list[str]) -> None:
+    """Remove documents and everything derived only from them, in one transaction."""
+    store.atomic(lambda tx: _delete_in(tx, ids))
+
+
+class DocumentWriter:
+    """Batched writer of prepared documents (see the module docstring)."""
+
+    def __init__(self, store: GraphStore, *, batch_size: int = 1000) -> None:
+        self.store = store
+        self.batch_size = batch_size
+
+    def states(self, ids: list[str]) -> dict[str, str]:
+        return {r["id"]: r["sha256"] for r in self.store.read("graph/document_states", ids=ids)}
+
+    def write(self, docs: Sequence[PreparedDocument]) -> list[WriteOutcome]:
+        """Write a group of documents; returns one outcome per document, in order."""
+        known = self.states([d.id for d in docs])
+        todo = [d for d in docs if known.get(d.id) != d.source.sha256]
+        outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if d not in todo}
+        if todo:
+            try:
+                outcomes.update(self._write_group(todo, known))
+            except Neo4jUnavailable:
+                raise
+            except Neo4jError:
+                if len(todo) == 1:
+                    raise
+                for doc in todo:  # isolate the failing document; the others still load
+                    try:
+                        outcomes.update(self._write_group([doc], known))
+                    except Neo4jUnavailable:
+                        raise
+                    except Neo4jError as exc:
+                        outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
+        return [outcomes[d.id] for d in docs]
+
+    def _write_group(self, docs: list[PreparedDocument], known: dict[str, str]) -> dict[str, WriteOutcome]:
+        rows = _rows(docs)
+        replaced = [d.id for d in docs if d.id in known]
+        size = self.batch_size
+
+        def work(tx: Transaction) -> None:
+            if replaced:
+                _delete_in(tx, replaced)
+            tx.run_batches("graph/create_documents", rows.documents, batch_size=size)
+            tx.run_batches("graph/create_sections", rows.sections, batch_size=size)
+            tx.run_batches("graph/create_chunks", rows.chunks, batch_size=size)
+            tx.run_batches("graph/link_next", rows.next_links, batch_size=size)
+            tx.run_batches("graph/create_tables", rows.tables, batch_size=size)
+            tx.run_batches("graph/create_figures", rows.figures, batch_size=size)
+            tx.run_batches("graph/link_references", rows.references, batch_size=size)
+
+        self.store.atomic(work)
+        return {
+            d.id: WriteOutcome(
+                d.id, "replaced" if d.id in known else "loaded", sections=len(d.source.sections),
+                chunks=len(d.chunks), tables=len(d.source.tables), figures=len(d.source.figures),
+            )
+            for d in docs
+        }
+
+
+def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
+    """One statement per row, the way naive loaders write; kept only as the benchmark's baseline."""
+    rows = _rows(docs)
+    count = 0
+    for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
+                        ("graph/create_chunks", rows.chunks), ("graph/link_next", rows.next_links)):
+        text = cypher.load(name)
+        for item in items:
+            store.query(text, routing=RoutingControl.WRITE, rows=[item])
+            count += 1
+    return count
+

@@ -1,0 +1,108 @@
+"""The local Neo4j provisioning, on a real second server with its own ports and data."""
+
+from __future__ import annotations
+
+import os
+import socket
+import urllib.request
+from pathlib import Path
+
+import pytest
+from neo4j import RoutingControl
+from pydantic import SecretStr
+
+from kg.errors import MissingToolError, PortInUseError
+from kg.graph.store import GraphStore
+from kg.server import LocalNeo4j
+from kg.settings import LocalServerSettings
+from tests.conftest import free_port, jar_cache_dir
+
+
+def make_server(home: Path, **overrides: object) -> LocalNeo4j:
+    fields: dict[str, object] = {
+        "home": home, "cache_dir": jar_cache_dir(), "bolt_port": free_port(), "http_port": free_port(),
+        "heap": "512m", "pagecache": "128m",
+    }
+    fields.update(overrides)
+    return LocalNeo4j(LocalServerSettings.model_validate(fields))
+
+
+def test_conf_is_loopback_only_with_auth_and_our_ports(tmp_path: Path) -> None:
+    server = make_server(tmp_path, bolt_port=17001, http_port=17002)
+    conf = server.write_conf().read_text()
+    assert "server.default_listen_address=127.0.0.1" in conf
+    assert "server.bolt.listen_address=127.0.0.1:17001" in conf
+    assert "server.http.listen_address=127.0.0.1:17002" in conf
+    assert "dbms.security.auth_enabled=true" in conf
+    assert f"server.directories.data={tmp_path / 'data'}" in conf
+    assert "0.0.0.0" not in conf
+
+
+def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:
+    server = make_server(tmp_path)
+    first = server.password()
+    assert len(first) >= 16
+    assert oct(server.password_file.stat().st_mode & 0o777) == "0o600"
+    assert make_server(tmp_path).password() == first
+    chosen = make_server(tmp_path, password=SecretStr("user-chosen-pw"))
+    assert chosen.password() == "user-chosen-pw"
+
+
+def test_missing_java_says_what_to_install(tmp_path: Path) -> None:
+    server = LocalNeo4j(make_server(tmp_path).settings, java="java-not-installed-here")
+    with pytest.raises(MissingToolError, match="Java 17"):
+        server.start()
+    assert not server.pid_file.exists()
+
+
+def test_missing_maven_says_what_to_install(tmp_path: Path) -> None:
+    settings = make_server(tmp_path).settings.model_copy(update={"cache_dir": tmp_path / "empty-cache"})
+    server = LocalNeo4j(settings, mvn="mvn-not-installed-here")
+    with pytest.raises(MissingToolError, match="Maven"):
+        server.ensure_jars()
+
+
+def test_port_taken_is_reported(tmp_path: Path) -> None:
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken = squatter.getsockname()[1]
+        server = make_server(tmp_path, bolt_port=taken)
+        with pytest.raises(PortInUseError, match=str(taken)):
+            server.start()
+    assert not server.pid_file.exists()
+
+
+def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
+    server = make_server(tmp_path)
+    info = server.start()
+    try:
+        assert info.started
+        with urllib.request.urlopen(info.browser_url, timeout=10) as response:
+            assert response.status == 200
+        again = make_server(tmp_path, bolt_port=server.settings.bolt_port,
+                            http_port=server.settings.http_port).start()
+        assert not again.started
+        assert again.pid == info.pid
+        with GraphStore.connect(info.bolt_uri, info.user, info.password) as store:
+            assert store.server_version().startswith("Neo4j/5.26")
+            store.query("CREATE (:Probe {id: 'kept'})", routing=RoutingControl.WRITE)
+    finally:
+        assert server.stop()
+    assert server.running_pid() is None
+    assert not server.stop()
+
+    # A pid file left by a crash names a process that is gone (or is not Neo4j): it is cleaned up.
+    server.pid_file.write_text(str(os.getpid()))
+    assert server.running_pid() is None
+    assert not server.pid_file.exists()
+
+    # Data persists across stop and start.
+    info = server.start()
+    try:
+        with GraphStore.connect(info.bolt_uri, info.user, info.password) as store:
+            rows = store.query("MATCH (p:Probe) RETURN p.id AS id")
+            assert rows == [{"id": "kept"}]
+    finally:
+        server.stop()
+

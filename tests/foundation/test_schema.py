@@ -1,0 +1,80 @@
+"""Schema bootstrap against the real Neo4j: idempotency, indexes that answer, the embedder guard."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from neo4j import RoutingControl
+
+from kg.errors import EmbeddingMismatchError
+from kg.graph.schema import SCHEMA_VERSION, check_embedder, ensure_schema, schema_status
+from kg.graph.store import GraphStore
+
+W = RoutingControl.WRITE
+
+
+def _unit(vec: list[float]) -> list[float]:
+    arr = np.asarray(vec, dtype=np.float64)
+    return (arr / np.linalg.norm(arr)).tolist()
+
+
+def test_bootstrap_is_idempotent_and_records_the_embedder(store: GraphStore) -> None:
+    assert not schema_status(store).installed
+    first = ensure_schema(store, "test-embedder", 4)
+    indexes = {r["name"] for r in store.read("meta/indexes")}
+    second = ensure_schema(store, "test-embedder", 4)
+    assert first == second
+    assert second.installed and second.version == SCHEMA_VERSION
+    assert (second.embedder, second.dimensions) == ("test-embedder", 4)
+    assert {r["name"] for r in store.read("meta/indexes")} == indexes
+    assert {"chunk_id", "chunk_text", "chunk_embedding", "atom_embedding", "entity_names"} <= indexes
+    assert all(r["state"] == "ONLINE" for r in store.read("meta/indexes"))
+
+
+def test_vector_index_returns_nearest_chunks(store: GraphStore) -> None:
+    ensure_schema(store, "test-embedder", 4)
+    rows = [
+        {"id": "a", "embedding": _unit([1, 0, 0, 0])},
+        {"id": "b", "embedding": _unit([0, 1, 0, 0])},
+        {"id": "c", "embedding": _unit([0.9, 0.1, 0, 0])},
+    ]
+    store.query("UNWIND $rows AS r CREATE (c:Chunk {id: r.id}) SET c.embedding = r.embedding", routing=W, rows=rows)
+    store.write("meta/await_indexes", timeout_s=60)
+    hits = store.query(
+        "CALL db.index.vector.queryNodes('chunk_embedding', 2, $v) YIELD node, score RETURN node.id AS id",
+        v=_unit([1, 0.05, 0, 0]),
+    )
+    assert [h["id"] for h in hits] == ["a", "c"]
+
+
+def test_fulltext_index_finds_text_and_aliases(store: GraphStore) -> None:
+    ensure_schema(store, "test-embedder", 4)
+    store.query(
+        "CREATE (:Chunk {id: 'x', text: 'The reactor vessel is inspected yearly.'}), "
+        "(:Chunk {id: 'y', text: 'Quarterly revenue grew.'}), "
+        "(:Entity {id: 'e', name: 'International Business Machines', aliases: ['IBM', 'Big Blue']})",
+        routing=W,
+    )
+    store.write("meta/await_indexes", timeout_s=60)
+    chunks = store.query("CALL db.index.fulltext.queryNodes('chunk_text', 'reactor') YIELD node RETURN node.id AS id")
+    assert [c["id"] for c in chunks] == ["x"]
+    entities = store.query("CALL db.index.fulltext.queryNodes('entity_names', 'ibm') YIELD node RETURN node.id AS id")
+    assert [e["id"] for e in entities] == ["e"]
+
+
+def test_other_dimension_fails_naming_both(store: GraphStore) -> None:
+    ensure_schema(store, "wordllama-l2-supercat", 4)
+    with pytest.raises(EmbeddingMismatchError, match=r"'wordllama-l2-supercat' \(4 dimensions\).*'openai' \(8"):
+        check_embedder(store, "openai", 8)
+    with pytest.raises(EmbeddingMismatchError):
+        ensure_schema(store, "openai", 8)
+    assert schema_status(store).dimensions == 4
+
+
+def test_emptied_graph_can_switch_embedder(store: GraphStore) -> None:
+    ensure_schema(store, "small", 4)
+    store.run_autocommit("meta/wipe")
+    status = ensure_schema(store, "larger", 8)
+    assert status.dimensions == 8
+    dims = {r["name"]: r["dimensions"] for r in store.read("meta/vector_indexes")}
+    assert dims["chunk_embedding"] == 8
