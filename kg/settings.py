@@ -33,7 +33,10 @@ STRATA_EMBEDDING_BASE_URL       endpoint for the openai embedder (default: the L
 
 from __future__ import annotations
 
+import json
 import os
+import re
+import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal
@@ -43,6 +46,32 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from kg.errors import ConfigError
 
 __all__ = ["EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings"]
+
+
+_KB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+
+
+def _kb_ports(home: Path, kb: str, env: Mapping[str, str]) -> tuple[int, int]:
+    """The default knowledge base uses 7687/7474 (or the env's ports); each other local knowledge base
+    keeps the free ports it was given the first time, in ``<home>/kbs/<kb>/ports.json``."""
+    if kb == "default":
+        return int(env.get("STRATA_NEO4J_BOLT_PORT", "7687")), int(env.get("STRATA_NEO4J_HTTP_PORT", "7474"))
+    if not _KB_NAME.match(kb):
+        raise ConfigError(f"invalid knowledge base name {kb!r}: use lowercase letters, digits, '-' and '_'")
+    path = home / "kbs" / kb / "ports.json"
+    if path.is_file():
+        ports = json.loads(path.read_text("utf-8"))
+        return int(ports["bolt"]), int(ports["http"])
+    bolt, http = _free_port(), _free_port()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"bolt": bolt, "http": http}), "utf-8")
+    return bolt, http
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 class _Frozen(BaseModel):
@@ -123,19 +152,22 @@ class Settings(_Frozen):
         try:
             home = Path(env.get("STRATA_HOME", Path.home() / ".local/share/strata")).expanduser()
             cache_dir = Path(env.get("STRATA_CACHE_DIR", Path.home() / ".cache/strata")).expanduser()
+            kb = str(overrides.get("kb") or env.get("STRATA_KB", "default"))
             neo4j = None
             if env.get("STRATA_NEO4J_URI"):
                 neo4j = Neo4jSettings(
                     uri=env["STRATA_NEO4J_URI"],
                     user=env.get("STRATA_NEO4J_USER", "neo4j"),
                     password=SecretStr(env.get("STRATA_NEO4J_PASSWORD", "")),
-                    database=env.get("STRATA_NEO4J_DATABASE") or None,
+                    # On servers with several databases (Enterprise, Aura) each knowledge base is one.
+                    database=env.get("STRATA_NEO4J_DATABASE") or (None if kb == "default" else kb),
                 )
+            bolt_port, http_port = _kb_ports(home, kb, env)
             local = LocalServerSettings(
-                home=home / "neo4j",
+                home=home / "neo4j" if kb == "default" else home / "kbs" / kb / "neo4j",
                 cache_dir=cache_dir,
-                bolt_port=int(env.get("STRATA_NEO4J_BOLT_PORT", "7687")),
-                http_port=int(env.get("STRATA_NEO4J_HTTP_PORT", "7474")),
+                bolt_port=bolt_port,
+                http_port=http_port,
                 heap=env.get("STRATA_NEO4J_HEAP", "1g"),
                 pagecache=env.get("STRATA_NEO4J_PAGECACHE", "512m"),
             )
@@ -157,7 +189,7 @@ class Settings(_Frozen):
                 api_key=llm.api_key,
             )
             fields: dict[str, object] = {
-                "home": home, "cache_dir": cache_dir, "kb": env.get("STRATA_KB", "default"),
+                "home": home, "cache_dir": cache_dir, "kb": kb,
                 "neo4j": neo4j, "local": local, "llm": llm, "embedder": embedder,
             }
             fields.update(overrides)

@@ -89,6 +89,23 @@ class _Rows:
     references: list[dict[str, Any]] = field(default_factory=list)
 
 
+def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
+    """Unit-length mean chunk vectors per section (key) and for the whole document (None): the
+    coarse granularities of multi-granularity retrieval, when no LLM summary is embedded."""
+    if prepared.embeddings is None or not prepared.chunks:
+        return {}
+    groups: dict[str | None, list[int]] = {None: list(range(len(prepared.chunks)))}
+    for i, chunk in enumerate(prepared.chunks):
+        groups.setdefault(chunk.section_key, []).append(i)
+    out: dict[str | None, list[float]] = {}
+    for key, idx in groups.items():
+        mean = prepared.embeddings[idx].mean(axis=0)
+        norm = float(np.linalg.norm(mean))
+        if norm > 0:
+            out[key] = (mean / norm).tolist()
+    return out
+
+
 def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
     rows = _Rows()
     for prepared in docs:
@@ -106,12 +123,14 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
         })
         if targets:
             rows.references.append({"id": did, "targets": sorted(targets)})
+        centroids = _centroids(prepared)
+        rows.documents[-1]["embedding"] = centroids.get(None)
         for section in sorted(doc.sections, key=lambda s: (s.level, s.order)):
             parent = did if section.parent_key is None else section_id(did, section.parent_key)
             rows.sections.append({
                 "id": section_id(did, section.key), "parent_id": parent, "document_id": did,
                 "title": section.title, "level": section.level, "order": section.order, "key": section.key,
-                "page": section.page,
+                "page": section.page, "embedding": centroids.get(section.key),
             })
         sentence_bounds = [(s.char_start, s.char_end) for s in doc.sentences]
         for i, chunk in enumerate(prepared.chunks):

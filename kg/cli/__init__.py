@@ -1,0 +1,29 @@
+"""The ``strata`` command line. Configuration is read here, once, and passed down.
+
+Exit codes: 0 success; 1 some input failed (the rest was done); 2 usage error; 3 configuration error;
+4 Neo4j unavailable or not provisionable; 5 LLM failure or budget stop; 6 any other Strata error.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from kg.cli.app import app, console
+from kg.errors import ConfigError, LLMError, Neo4jError, StrataError
+
+__all__ = ["app", "main"]
+
+EXIT_CODES: tuple[tuple[type[StrataError], int], ...] = (
+    (ConfigError, 3), (Neo4jError, 4), (LLMError, 5), (StrataError, 6),
+)
+
+
+def main() -> None:
+    # Command modules register themselves on import.
+    from kg.cli import commands  # noqa: F401
+
+    try:
+        app()
+    except StrataError as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(next(code for kind, code in EXIT_CODES if isinstance(exc, kind)))

@@ -1,0 +1,40 @@
+"""The Typer application and the settings every command receives."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from kg.settings import Settings
+
+__all__ = ["app", "console", "emit_json", "neo4j_app", "settings_of"]
+
+app = typer.Typer(help="Strata: a three-layer knowledge graph in Neo4j, and cited answers over it.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+neo4j_app = typer.Typer(help="Run the local Neo4j server Strata provisions (no Docker needed).",
+                        no_args_is_help=True)
+app.add_typer(neo4j_app, name="neo4j")
+console = Console(stderr=True)
+
+
+@app.callback()
+def _configure(
+    ctx: typer.Context,
+    kb: str = typer.Option(None, "--kb", help="Knowledge base name (default: STRATA_KB or 'default')."),
+) -> None:
+    overrides: dict[str, Any] = {"kb": kb} if kb else {}
+    ctx.obj = Settings.from_env(**overrides)
+
+
+def settings_of(ctx: typer.Context) -> Settings:
+    settings = ctx.find_root().obj
+    assert isinstance(settings, Settings)
+    return settings
+
+
+def emit_json(data: Any) -> None:
+    """Machine-readable output goes to stdout; everything for people goes to stderr."""
+    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))

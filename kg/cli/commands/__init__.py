@@ -1,0 +1,5 @@
+"""Each module registers its commands on :data:`kg.cli.app.app` when imported."""
+
+from kg.cli.commands import knowledge, server
+
+__all__ = ["knowledge", "server"]

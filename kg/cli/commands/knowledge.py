@@ -1,0 +1,120 @@
+"""``strata init|config|load|delete|documents|stats``."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from kg.cli.app import app, console, emit_json, settings_of
+from kg.client import Strata
+
+
+@app.command("init")
+def init(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) -> None:
+    """Start Neo4j if needed and install Strata's schema (idempotent)."""
+    with Strata.connect(settings_of(ctx)) as kb:
+        status = kb.stats().schema
+    if json_out:
+        emit_json(asdict(status))
+    else:
+        console.print(f"Schema v{status.version} installed; embedder {status.embedder} ({status.dimensions} dims).")
+
+
+@app.command("config")
+def config(ctx: typer.Context) -> None:
+    """Show the effective configuration (secrets hidden)."""
+    emit_json(settings_of(ctx).redacted())
+
+
+@app.command("load")
+def load(
+    ctx: typer.Context,
+    paths: list[Path] = typer.Argument(..., help="Files and folders to load.", exists=True),
+    include: list[str] = typer.Option([], "--include", help="Glob of files to take (repeatable)."),
+    exclude: list[str] = typer.Option([], "--exclude", help="Glob of files to skip (repeatable)."),
+    password: str = typer.Option(None, "--password", help="Password for encrypted PDFs."),
+    report_path: Path = typer.Option(None, "--json", help="Write the JSON report to this file ('-': stdout)."),
+) -> None:
+    """Load documents and corpora into the knowledge base. Exit status 1 if any file failed."""
+    with Strata.connect(settings_of(ctx)) as kb, _progress() as bar:
+        task = bar.add_task("loading", total=None)
+
+        def step(path: Path, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, description=path.name[:40])
+
+        report = kb.load(paths, include=include, exclude=exclude, password=password, progress=step)
+    data = report.to_json()
+    if report_path is not None and str(report_path) == "-":
+        emit_json(data)
+    elif report_path is not None:
+        report_path.write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+    table = Table("file", "status", "docs", "chunks", "tables", "figures", "s", title="strata load")
+    for f in report.files:
+        table.add_row(Path(f.path).name, f.status, str(f.documents), str(f.chunks), str(f.tables),
+                      str(f.figures), f"{f.seconds:.2f}")
+    console.print(table)
+    for f in report.files:
+        if f.error:
+            console.print(f"[red]{f.status}[/]: {f.error}", highlight=False)
+    console.print(f"summary: {report.summary()}  chunking: {report.chunking}", highlight=False)
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@app.command("delete")
+def delete(
+    ctx: typer.Context,
+    key: str = typer.Argument(..., help="Document id or source path."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
+    """Delete a document and everything derived only from it."""
+    with Strata.connect(settings_of(ctx)) as kb:
+        doc = kb.delete(key)
+    if json_out:
+        emit_json(asdict(doc))
+    else:
+        console.print(f"Deleted {doc.id} ({doc.source}).", highlight=False)
+
+
+@app.command("documents")
+def documents(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) -> None:
+    """List loaded documents."""
+    with Strata.connect(settings_of(ctx)) as kb:
+        docs = kb.documents()
+    if json_out:
+        emit_json([asdict(d) for d in docs])
+        return
+    table = Table("id", "title", "format", "pages", "chunks", "source")
+    for d in docs:
+        table.add_row(d.id, d.title[:50], d.format, str(d.pages or ""), str(d.chunks), d.source)
+    console.print(table)
+
+
+@app.command("stats")
+def stats(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) -> None:
+    """Node and relationship counts per layer, and the state of every index."""
+    with Strata.connect(settings_of(ctx)) as kb:
+        s = kb.stats()
+    if json_out:
+        emit_json(asdict(s))
+        return
+    nodes = Table("label", "nodes", title="nodes")
+    for label, count in s.nodes.items():
+        nodes.add_row(label, str(count))
+    rels = Table("type", "relationships", title="relationships")
+    for rel, count in s.relationships.items():
+        rels.add_row(rel, str(count))
+    idx = Table("index", "type", "on", "state", title="indexes")
+    for i in s.indexes:
+        idx.add_row(i["name"], i["type"], f"{i['labelsOrTypes']}{i['properties']}", i["state"])
+    console.print(nodes, rels, idx)
+
+
+def _progress() -> Progress:
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                    console=console, transient=True)

@@ -1,0 +1,173 @@
+"""The Python client: one knowledge base in Neo4j, and everything Strata does with it.
+
+Example::
+
+    from kg import Strata
+
+    with Strata.connect() as kb:                 # settings from STRATA_* at this edge
+        report = kb.load(["handbook.pdf", "notes/"])
+        print(report.summary())
+        for hit in kb.retrieve("Who approved the 2023 budget?"):
+            print(hit.score, hit.title, hit.page)
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import SecretStr
+
+from kg.embeddings import Embedder, make_embedder
+from kg.errors import StrataError
+from kg.graph.schema import SchemaStatus, ensure_schema, schema_status
+from kg.graph.store import GraphStore
+from kg.graph.writer import delete_documents
+from kg.ingest import Ingestor, LoadReport, Progress
+from kg.server import Endpoint, ensure_endpoint
+from kg.settings import Neo4jSettings, Settings
+
+__all__ = ["AsyncStrata", "DocumentInfo", "Stats", "Strata"]
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    id: str
+    title: str
+    source: str
+    format: str
+    pages: int | None
+    sha256: str
+    loaded_at: str
+    chunks: int
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Node and relationship counts per label and type, and the state of every index."""
+
+    nodes: dict[str, int]
+    relationships: dict[str, int]
+    indexes: list[dict[str, Any]]
+    schema: SchemaStatus
+
+
+class Strata:
+    """A connected knowledge base. Build it with :meth:`connect`; close it (or use ``with``)."""
+
+    def __init__(self, settings: Settings, store: GraphStore, embedder: Embedder, endpoint: Endpoint) -> None:
+        self.settings = settings
+        self.store = store
+        self.embedder = embedder
+        self.endpoint = endpoint
+
+    @classmethod
+    def connect(
+        cls,
+        settings: Settings | None = None,
+        *,
+        uri: str | None = None,
+        user: str = "neo4j",
+        password: str | None = None,
+        database: str | None = None,
+        kb: str | None = None,
+        embedder: Embedder | None = None,
+    ) -> Strata:
+        """Connect to the knowledge base, starting the local Neo4j if needed, and install the schema.
+
+        Explicit arguments win over ``settings``; with neither, settings come from the environment.
+        """
+        overrides: dict[str, Any] = {}
+        if kb is not None:
+            overrides["kb"] = kb
+        base = settings or Settings.from_env(**overrides)
+        if uri is not None:
+            base = base.model_copy(update={"neo4j": Neo4jSettings(
+                uri=uri, user=user, password=SecretStr(password or ""), database=database)})
+        endpoint = ensure_endpoint(base)
+        store = GraphStore.connect(endpoint.uri, endpoint.user, endpoint.password, endpoint.database)
+        try:
+            chosen = embedder or make_embedder(base.embedder, cache_dir=base.cache_dir)
+            ensure_schema(store, chosen.name, chosen.dimensions)
+        except BaseException:
+            store.close()
+            raise
+        return cls(base, store, chosen, endpoint)
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> Strata:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def load(
+        self,
+        paths: Iterable[str | Path],
+        *,
+        include: Sequence[str] = (),
+        exclude: Sequence[str] = (),
+        password: str | None = None,
+        progress: Progress | None = None,
+    ) -> LoadReport:
+        """Load files and folders; unchanged files are skipped, changed ones replaced."""
+        ingestor = Ingestor(
+            self.store, self.embedder, batch_size=self.settings.batch_size,
+            chunk_tokens=self.settings.chunk_tokens, chunk_overlap=self.settings.chunk_overlap,
+            password=password,
+        )
+        return ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
+
+    def delete(self, key: str) -> DocumentInfo:
+        """Delete a document (by id or source path) and everything derived only from it."""
+        rows = self.store.read("graph/find_document", key=key)
+        if not rows:
+            raise StrataError(f"no document with id or source {key!r}")
+        doc = next(d for d in self.documents() if d.id == rows[0]["id"])
+        delete_documents(self.store, [doc.id])
+        return doc
+
+    def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
+        return [DocumentInfo(**row) for row in self.store.read("graph/list_documents", skip=skip, limit=limit)]
+
+    def stats(self) -> Stats:
+        nodes = {r["label"]: r["nodes"] for r in self.store.read("meta/counts")}
+        rels = {r["type"]: r["relationships"] for r in self.store.read("meta/rel_counts")}
+        return Stats(nodes, rels, self.store.read("meta/indexes"), schema_status(self.store))
+
+
+class AsyncStrata:
+    """The same client for asyncio code: each call runs the sync client in a worker thread."""
+
+    def __init__(self, sync: Strata) -> None:
+        self.sync = sync
+
+    @classmethod
+    async def connect(cls, settings: Settings | None = None, **kwargs: Any) -> AsyncStrata:
+        return cls(await asyncio.to_thread(Strata.connect, settings, **kwargs))
+
+    async def load(self, paths: Iterable[str | Path], **kwargs: Any) -> LoadReport:
+        return await asyncio.to_thread(self.sync.load, list(paths), **kwargs)
+
+    async def delete(self, key: str) -> DocumentInfo:
+        return await asyncio.to_thread(self.sync.delete, key)
+
+    async def documents(self) -> list[DocumentInfo]:
+        return await asyncio.to_thread(self.sync.documents)
+
+    async def stats(self) -> Stats:
+        return await asyncio.to_thread(self.sync.stats)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self.sync.close)
+
+    async def __aenter__(self) -> AsyncStrata:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()

@@ -1,0 +1,40 @@
+"""A throwaway local Neo4j: its own free ports and a temporary data folder, removed afterwards.
+
+Benchmarks and ``strata eval`` run in one so they never mix with, or alter, a user's knowledge base.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from kg.server import Endpoint
+from kg.server.local import LocalNeo4j
+from kg.settings import LocalServerSettings, Settings
+
+__all__ = ["free_port", "throwaway_server"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def throwaway_server(settings: Settings, *, heap: str = "2g", pagecache: str = "1g") -> Iterator[Endpoint]:
+    home = Path(tempfile.mkdtemp(prefix="strata-throwaway-"))
+    server = LocalNeo4j(LocalServerSettings(
+        home=home, cache_dir=settings.cache_dir, bolt_port=free_port(), http_port=free_port(),
+        heap=heap, pagecache=pagecache,
+    ))
+    try:
+        info = server.start()
+        yield Endpoint(info.bolt_uri, info.user, info.password, None, "local", info.browser_url, True)
+    finally:
+        server.stop()
+        shutil.rmtree(home, ignore_errors=True)
