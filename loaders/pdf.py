@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -22,7 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+import pandas as pd
 import pymupdf
+import pymupdf.table
 
 from kg.errors import LoaderError
 from loaders.base import Loader, require_nonempty
@@ -37,6 +40,11 @@ _CAPTION = re.compile(r"^(?:figure|fig\.)\s*\d+", re.IGNORECASE)
 _CAPTION_DISTANCE = 72.0  # points between an image and its caption (one inch)
 _PAGE_NUMBER = re.compile(r"^\W*(?:page\s*)?#+(?:\s*(?:of|/)\s*#+)?\W*$", re.IGNORECASE)
 _BOLD_FLAG = 16
+# PyMuPDF >= 1.27 gates ruled tables through its layout model by default, which drops plain ruled grids
+# it does not recognise; ruling lines are a reliable signal on their own, so the gate is switched off.
+_FIND_TABLES_OPTIONS = (
+    {"use_layout": False} if "use_layout" in inspect.signature(pymupdf.table.find_tables).parameters else {}
+)
 
 
 @dataclass
@@ -105,14 +113,14 @@ def _open(path: Path, password: str | None) -> pymupdf.Document:
 def _read_page(page: pymupdf.Page, path: Path) -> _Page:
     number = page.number + 1 if page.number is not None else 0
     try:
-        tables = list(page.find_tables().tables)
+        tables = list(page.find_tables(**_FIND_TABLES_OPTIONS).tables)
         images = page.get_image_info()
         content: dict[str, Any] = page.get_text("dict", sort=True)
     except (RuntimeError, ValueError) as exc:
         raise LoaderError(str(path), f"cannot extract page content: {exc}", f"page {number}") from exc
     result = _Page(number=number, height=float(page.rect.height), lines=[])
     for table in tables:
-        frame = table.to_pandas().fillna("")
+        frame = _table_frame(page, table)
         header = [str(c) for c in frame.columns]
         rows = [[str(v) for v in row] for row in frame.itertuples(index=False)]
         result.inserts.append(_Insert(y0=float(table.bbox[1]), table=(header, rows)))
@@ -129,6 +137,17 @@ def _read_page(page: pymupdf.Page, path: Path) -> _Page:
             result.lines.append(_Line(text, bbox, float(size), bold, number_in_page))
     _attach_figures(result, images)
     return result
+
+
+def _table_frame(page: pymupdf.Page, table: Any) -> pd.DataFrame:
+    """The table as a DataFrame. Cell text is read from each cell's rectangle because the finder's own
+    extraction splits some glyphs onto separate lines (the "." of "0.81" came out as "0 81\\n.")."""
+    cells = [[" ".join(page.get_textbox(c).split()) if c else "" for c in row.cells] for row in table.rows]
+    if table.header.external:
+        header = [str(n or "") for n in table.header.names]
+    else:
+        header, cells = (cells[0], cells[1:]) if cells else ([], [])
+    return pd.DataFrame(cells, columns=pd.Index(header) if cells or header else None)
 
 
 def _attach_figures(page: _Page, images: list[dict[str, Any]]) -> None:
