@@ -77,8 +77,8 @@ def _first_failure(path: Path, encoding: str) -> _DecodeFailure | None:
         except UnicodeDecodeError as exc:
             # exc.start indexes the decoder's buffered bytes followed by this block.
             offset = fed - len(buffered) + exc.start
-            line = lines + (buffered + block)[: exc.start].count(b"\n")
-            return _DecodeFailure(offset, line, saw_non_ascii)
+            prefix = (buffered + block)[: exc.start]
+            return _DecodeFailure(offset, lines + prefix.count(b"\n"), saw_non_ascii or not prefix.isascii())
         fed += len(block)
         lines += text.count("\n")
         saw_non_ascii = saw_non_ascii or not text.isascii()
