@@ -120,6 +120,11 @@ def _from_sentences(sentences: Sequence[str]) -> tuple[str, list[tuple[int, int]
     return "".join(parts), spans
 
 
+def _text_key(record: Any) -> str:
+    """MuSiQue names passage text ``paragraph_text``; corpora and case studies use ``text``."""
+    return "paragraph_text" if isinstance(record, dict) and "paragraph_text" in record else "text"
+
+
 def _from_text(text: str) -> tuple[str, list[tuple[int, int]]]:
     clean = text.strip()
     return clean, split_sentences(clean)
@@ -139,8 +144,7 @@ def _passages(path: Path, data: Any, layout: Layout, first_index: int = 0) -> It
         where = f"record {index}"
         if layout == "corpus":
             title = _field(path, record, "title", where)
-            name = "text" if isinstance(record, dict) and "text" in record else "paragraph_text"
-            text, spans = _from_text(_field(path, record, name, where))
+            text, spans = _from_text(_field(path, record, _text_key(record), where))
             yield _Passage(title=title, text=text, sentences=spans)
         elif layout == "hotpotqa":
             for number, entry in enumerate(_field(path, record, "context", where, list)):
@@ -153,9 +157,7 @@ def _passages(path: Path, data: Any, layout: Layout, first_index: int = 0) -> It
             for number, paragraph in enumerate(_field(path, record, "paragraphs", where, list)):
                 inner = f"{where}, paragraphs[{number}]"
                 title = _field(path, paragraph, "title", inner)
-                has_paragraph_text = isinstance(paragraph, dict) and "paragraph_text" in paragraph
-                name = "paragraph_text" if has_paragraph_text else "text"
-                text, spans = _from_text(_field(path, paragraph, name, inner))
+                text, spans = _from_text(_field(path, paragraph, _text_key(paragraph), inner))
                 yield _Passage(title=title, text=text, sentences=spans)
 
 
