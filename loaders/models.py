@@ -12,7 +12,15 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 __all__ = [
-    "Chunk", "ChunkKind", "Figure", "Link", "Section", "Sentence", "SourceDocument", "Table", "TextBlock",
+    "Chunk",
+    "ChunkKind",
+    "Figure",
+    "Link",
+    "Section",
+    "Sentence",
+    "SourceDocument",
+    "Table",
+    "TextBlock",
 ]
 
 ChunkKind = Literal["text", "table", "figure"]
