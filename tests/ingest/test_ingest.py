@@ -1,0 +1,158 @@
+"""Loading real files into the real Neo4j: layers, provenance, reload, replacement, deletion, bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pymupdf
+import pytest
+
+from kg.embeddings import HashingEmbedder
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
+from kg.graph.writer import delete_documents, document_id
+from kg.ingest import Ingestor
+from loaders import load_path
+
+EMBEDDER = HashingEmbedder(dimensions=64)
+
+
+@pytest.fixture
+def ingestor(store: GraphStore) -> Ingestor:
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    return Ingestor(store, EMBEDDER, batch_size=50, chunk_tokens=60, chunk_overlap=10)
+
+
+def make_corpus(root: Path) -> dict[str, Path]:
+    md = root / "manual.md"
+    md.write_text(
+        "# Turbine manual\n\nThe gearbox is inspected every 6 months. See [safety](safety.html).\n\n"
+        "## Blades\n\nBlades are checked for leading-edge erosion after each storm season.\n\n"
+        "| part | interval |\n|---|---|\n| gearbox | 6 months |\n| blades | 12 months |\n",
+        "utf-8",
+    )
+    html = root / "safety.html"
+    html.write_text(
+        "<html><body><nav>menu</nav><h1>Safety</h1><p>Nobody climbs a turbine when wind exceeds 15 m/s.</p>"
+        "<p>Details of the fleet are in fleet.pdf.</p><script>alert(1)</script></body></html>", "utf-8")
+    pdf = root / "fleet.pdf"
+    doc = pymupdf.open()
+    for n in range(3):
+        page = doc.new_page()
+        page.insert_text((72, 72), f"Fleet report page {n + 1}", fontsize=18)
+        page.insert_text((72, 120), f"Site {n + 1} runs {10 + n} turbines of model NW-{n + 2}.", fontsize=11)
+    doc.save(pdf)
+    return {"md": md, "html": html, "pdf": pdf}
+
+
+def chunk_rows(store: GraphStore, doc_id: str) -> list[dict[str, object]]:
+    return store.query(
+        "MATCH (d:Document {id: $id})-[:HAS_SECTION*]->(s:Section)-[:HAS_CHUNK]->(c:Chunk) "
+        "RETURN c.text AS text, c.page AS page, c.char_start AS start, c.char_end AS end, c.kind AS kind",
+        id=doc_id,
+    )
+
+
+def test_layers_provenance_and_references(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    files = make_corpus(tmp_path)
+    report = ingestor.load([tmp_path])
+    assert [f.status for f in report.files] == ["loaded", "loaded", "loaded"], report.to_json()
+
+    counts = {r["label"]: r["nodes"] for r in store.read("meta/counts")}
+    assert counts["Document"] == 3
+    assert counts["Table"] == 1
+    # Every chunk is reachable from its document through its section, and its span is the document text.
+    for path in files.values():
+        source = next(load_path(path))
+        rows = chunk_rows(store, document_id(source.source))
+        assert rows, path
+        for row in rows:
+            if row["kind"] == "text":
+                assert source.text[row["start"]:row["end"]] == row["text"]  # type: ignore[misc]
+    pdf_pages = {r["page"] for r in chunk_rows(store, document_id(str(files["pdf"])))}
+    assert pdf_pages == {1, 2, 3}
+
+    refs = store.query(
+        "MATCH (a:Document)-[:REFERENCES]->(b:Document) RETURN a.title AS a, b.source AS b ORDER BY a")
+    targets = {(r["a"], Path(str(r["b"])).name) for r in refs}
+    assert ("Turbine manual", "safety.html") in targets
+    assert ("Safety", "fleet.pdf") in targets
+
+    nexts = store.query("MATCH (:Chunk)-[r:NEXT]->(:Chunk) RETURN count(r) AS n")[0]["n"]
+    chunks = store.query("MATCH (c:Chunk) RETURN count(c) AS n")[0]["n"]
+    assert nexts == chunks - 3  # a chain per document
+    embedded = store.query("MATCH (c:Chunk) WHERE c.embedding IS NOT NULL RETURN count(c) AS n")[0]["n"]
+    assert embedded == chunks
+
+
+def test_reload_is_noop_and_change_replaces(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    files = make_corpus(tmp_path)
+    ingestor.load([tmp_path])
+    before = store.query("MATCH (n) RETURN count(n) AS n")[0]["n"]
+    again = ingestor.load([tmp_path])
+    assert {f.status for f in again.files} == {"unchanged"}
+    assert store.query("MATCH (n) RETURN count(n) AS n")[0]["n"] == before
+
+    files["md"].write_text("# Turbine manual\n\nThe gearbox is now inspected every 3 months.\n", "utf-8")
+    changed = ingestor.load([files["md"]])
+    assert changed.files[0].status == "replaced"
+    texts = [r["text"] for r in chunk_rows(store, document_id(str(files["md"])))]
+    assert any("3 months" in str(t) for t in texts)
+    assert not any("leading-edge" in str(t) for t in texts)
+    assert store.query("MATCH (t:Table) RETURN count(t) AS n")[0]["n"] == 0
+    ids = store.query("MATCH (d:Document) RETURN d.id AS id")
+    assert len(ids) == 3
+
+
+def test_delete_cascades_and_keeps_shared_entities(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    files = make_corpus(tmp_path)
+    ingestor.load([tmp_path])
+    md_id, html_id = document_id(str(files["md"])), document_id(str(files["html"]))
+    # Two documents' chunks mention one entity; one mentions an entity of its own.
+    from neo4j import RoutingControl
+
+    store.query(
+        "MATCH (a:Chunk {document_id: $md}), (b:Chunk {document_id: $html}) "
+        "WITH collect(a)[0] AS a, collect(b)[0] AS b "
+        "MERGE (shared:Entity {id: 'e-shared', name: 'Gearbox'}) MERGE (own:Entity {id: 'e-own', name: 'Blade'}) "
+        "MERGE (a)-[:MENTIONS]->(shared) MERGE (b)-[:MENTIONS]->(shared) MERGE (a)-[:MENTIONS]->(own)",
+        routing=RoutingControl.WRITE, md=md_id, html=html_id,
+    )
+    delete_documents(store, [md_id])
+    left = {r["id"] for r in store.query("MATCH (e:Entity) RETURN e.id AS id")}
+    assert left == {"e-shared"}
+    assert store.query("MATCH (n {document_id: $id}) RETURN count(n) AS n", id=md_id)[0]["n"] == 0
+    assert store.query("MATCH (d:Document {id: $id}) RETURN count(d) AS n", id=md_id)[0]["n"] == 0
+    assert store.query("MATCH (c:Chunk {document_id: $id}) RETURN count(c) AS n", id=html_id)[0]["n"] > 0
+
+
+def test_bad_files_fail_alone_and_leave_nothing(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    make_corpus(tmp_path)
+    (tmp_path / "empty.txt").write_bytes(b"")
+    (tmp_path / "junk.txt").write_bytes(bytes(range(256)) * 40)
+    (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n this is not a pdf")
+    (tmp_path / "corpus.json").write_text(json.dumps([{"title": "ok", "text": "fine"}, {"title": "no text"}]))
+    report = ingestor.load([tmp_path])
+    by_name = {Path(f.path).name: f for f in report.files}
+    for bad in ("empty.txt", "junk.txt", "broken.pdf", "corpus.json"):
+        assert by_name[bad].status == "failed", bad
+        assert bad in (by_name[bad].error or ""), by_name[bad].error
+    assert report.summary()["loaded"] == 3 and report.summary()["failed"] == 4
+    sources = {Path(r["s"]).name for r in store.query("MATCH (d:Document) RETURN d.source AS s")}
+    assert sources == {"manual.md", "safety.html", "fleet.pdf"}
+
+
+def test_hotpotqa_sample_loads_every_passage_with_sentences(shared_data: Path, ingestor: Ingestor,
+                                                            store: GraphStore) -> None:
+    corpus = shared_data / "hotpotqa_sample" / "hotpotqa_train_corpus.json"
+    report = ingestor.load([corpus])
+    titles = json.loads(corpus.read_text("utf-8"))
+    assert report.files[0].status == "loaded"
+    assert report.files[0].documents == len(titles)
+    assert store.query("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == len(titles)
+    row = store.query(
+        "MATCH (d:Document {title: 'Scott Derrickson'})-[:HAS_SECTION*]->(:Section)-[:HAS_CHUNK]->(c:Chunk) "
+        "RETURN c.text AS text, c.sentences AS sentences ORDER BY c.order LIMIT 1")
+    assert row and row[0]["sentences"][0] == 0
+    assert str(row[0]["text"]).startswith(titles["Scott Derrickson"][0].strip()[:30])
