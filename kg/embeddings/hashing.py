@@ -12,6 +12,7 @@ True
 from __future__ import annotations
 
 import hashlib
+import itertools
 import re
 from collections.abc import Sequence
 
@@ -42,7 +43,7 @@ class HashingEmbedder(Embedder):
             if any(is_cjk(ch) for ch in word):
                 chars = list(word)
                 feats.extend(f"c:{ch}" for ch in chars)
-                feats.extend(f"b:{x}{y}" for x, y in zip(chars, chars[1:], strict=False))
+                feats.extend(f"b:{x}{y}" for x, y in itertools.pairwise(chars))
                 continue
             feats.append(f"w:{word}")
             if self.trigrams and len(word) > 3:

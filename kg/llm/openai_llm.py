@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import openai
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from kg.errors import LLMOutputError
 from kg.llm.accounting import Accounting
@@ -231,7 +231,9 @@ class OpenAICompatibleLLM(LLM):
         usage = response.usage
         prompt_tokens = usage.prompt_tokens if usage is not None else estimate_messages_tokens(messages)
         completion_tokens = usage.completion_tokens if usage is not None else 0
-        self.accounting.record(task, p.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
+        self.accounting.record(
+            task, p.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
         log.debug(
             "llm call",
             extra={"task": task, "model": p.model, "prompt_tokens": prompt_tokens,

@@ -106,7 +106,8 @@ def _describe(exc: BaseException) -> str:
 def _give_up(
     what: str, attempts: int, exc: BaseException, exhausted: Callable[[str], StrataError] | None
 ) -> StrataError:
-    return (exhausted or LLMUnavailableError)(f"{what}: failed after {attempts} attempt(s), last error: {_describe(exc)}")
+    message = f"{what}: failed after {attempts} attempt(s), last error: {_describe(exc)}"
+    return (exhausted or LLMUnavailableError)(message)
 
 
 async def retry_async(

@@ -67,7 +67,7 @@ def estimate_tokens(text: str) -> int:
     letters = sum(len(p) for p in pieces if p[0].isalnum() or p[0] == "_")
     by_chars = letters / 4.0
     by_words = words * 1.0
-    return cjk + punct + int(round(max(by_chars, by_words)))
+    return cjk + punct + round(max(by_chars, by_words))
 
 
 def estimate_messages_tokens(messages: Iterable[Mapping[str, object]]) -> int:

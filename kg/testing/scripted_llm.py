@@ -48,7 +48,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Literal
@@ -373,7 +373,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw or b"{}")
         except ValueError:
-            self._send_json(400, {"error": {"message": "request body is not JSON", "type": "invalid_request"}})
+            error = {"message": "request body is not JSON", "type": "invalid_request"}
+            self._send_json(400, {"error": error})
             return
         headers = {k.lower(): v for k, v in self.headers.items()}
         path = self.path.rstrip("/")
@@ -407,7 +408,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         headers = {"Retry-After": fault.retry_after} if fault.retry_after is not None else {}
         record.status = fault.status
         kind = "rate_limit_exceeded" if fault.status == 429 else "server_error"
-        self._send_json(fault.status, {"error": {"message": f"scripted {fault.status}", "type": kind}}, headers)
+        error = {"message": f"scripted {fault.status}", "type": kind}
+        self._send_json(fault.status, {"error": error}, headers)
 
     def _chat(self, record: RecordedRequest, body: dict[str, Any], task: str) -> None:
         item = self.owner._next_item(task, body)

@@ -16,7 +16,10 @@ from kg.settings import LLMSettings
 from kg.testing.scripted_llm import Fault, Reply, ScriptedLLMServer, truncated
 
 Client = Callable[..., OpenAICompatibleLLM]
-MESSAGES = [{"role": "system", "content": "You atomize."}, {"role": "user", "content": "Neo4j is a graph DB."}]
+MESSAGES = [
+    {"role": "system", "content": "You atomize."},
+    {"role": "user", "content": "Neo4j is a graph DB."},
+]
 GOOD = {"questions": ["What is Neo4j?"]}
 
 
@@ -42,7 +45,9 @@ def test_task_model_override_and_call_override(server: ScriptedLLMServer, make_c
 
 
 @pytest.mark.parametrize("mode", ["json_object", "text"])
-def test_json_object_and_text_modes_extract(server: ScriptedLLMServer, make_client: Client, mode: str) -> None:
+def test_json_object_and_text_modes_extract(
+    server: ScriptedLLMServer, make_client: Client, mode: str
+) -> None:
     server.script("answer", "Here you go:\n```json\n" + json.dumps({"answer": "Yes [1]", "citations": [1]})
                   + "\n```\nHope it helps {not json}")
     out = make_client(response_format=mode).complete_structured("answer", MESSAGES, CitedAnswer)
@@ -72,7 +77,8 @@ def test_retry_after_is_honoured(server: ScriptedLLMServer, make_client: Client)
 
 
 def test_retry_after_http_date(server: ScriptedLLMServer, make_client: Client) -> None:
-    server.script("atomic_questions", Fault.rate_limit(retry_after=formatdate(time.time() + 2, usegmt=True)), GOOD)
+    when = formatdate(time.time() + 2, usegmt=True)
+    server.script("atomic_questions", Fault.rate_limit(retry_after=when), GOOD)
     make_client().complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
     reqs = server.chat_requests()
     assert reqs[1].started - reqs[0].finished >= 0.5  # date has 1 s resolution
@@ -102,7 +108,7 @@ def test_dropped_connection_then_success(server: ScriptedLLMServer, make_client:
 
 def test_retries_exhausted(server: ScriptedLLMServer, make_client: Client) -> None:
     server.script("atomic_questions", Fault.server_error(502))
-    with pytest.raises(LLMUnavailableError, match="3 retries|4 attempt"):
+    with pytest.raises(LLMUnavailableError, match="4 attempt"):
         make_client(max_retries=3).complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
     assert len(server.chat_requests()) == 4
 
@@ -117,7 +123,7 @@ def test_repair_of_malformed_json(server: ScriptedLLMServer, make_client: Client
     server.script("atomic_questions", '{"questions": ["What is', GOOD)
     out = make_client().complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
     assert out.questions == GOOD["questions"]
-    first, repair = server.chat_requests()
+    _first, repair = server.chat_requests()
     msgs = repair.body["messages"]
     assert msgs[-2] == {"role": "assistant", "content": '{"questions": ["What is'}
     assert "could not be used" in msgs[-1]["content"]
@@ -219,7 +225,9 @@ def test_concurrency_limit(server: ScriptedLLMServer, make_client: Client) -> No
 
     async def run() -> None:
         await asyncio.gather(*(
-            llm.acomplete_structured("atomic_questions", [{"role": "user", "content": str(i)}], AtomicQuestions)
+            llm.acomplete_structured(
+                "atomic_questions", [{"role": "user", "content": str(i)}], AtomicQuestions
+            )
             for i in range(6)
         ))
 
