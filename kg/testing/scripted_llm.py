@@ -17,7 +17,8 @@ Usage reported: ``prompt_tokens`` = :func:`kg.llm.tokens.estimate_tokens` of the
 joined by newlines, ``completion_tokens`` = the same of the reply content. Every request is recorded in
 ``server.requests`` (with the usage reported), and ``server.max_in_flight`` is the most concurrent requests
 seen. Embeddings are :class:`kg.embeddings.hashing.HashingEmbedder` vectors of the requested ``dimensions``
-(default ``embedding_dimensions``).
+(default ``embedding_dimensions``); script the task ``"embeddings"`` to inject faults there (any non-Fault
+item means a normal response).
 
 Example::
 
