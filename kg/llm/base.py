@@ -58,6 +58,34 @@ class LLM(ABC):
     def complete_text(self, task: str, messages: Sequence[Message], **overrides: Any) -> str:
         """Blocking :meth:`acomplete_text`."""
 
+    async def acomplete_task(self, task: str, *, lang: str | None = None, **fields: Any) -> BaseModel:
+        """Render ``kg/prompts/<task>.<lang>.txt`` with ``fields`` and complete it into the task's schema.
+
+        ``lang`` defaults to the language detected in the joined field values; the prompt's version is part
+        of the cache key. Example: ``await llm.acomplete_task("atomic_questions", title=t, chunk=c)``.
+        """
+        from kg.llm.prompts import load_prompt
+        from kg.llm.schemas import schema_for
+        from kg.llm.tokens import detect_language
+
+        chosen = lang or detect_language(" ".join(str(v) for v in fields.values()))
+        prompt = load_prompt(task, chosen)
+        return await self.acomplete_structured(
+            task, prompt.messages(**fields), schema_for(task), prompt_version=prompt.version
+        )
+
+    def complete_task(self, task: str, *, lang: str | None = None, **fields: Any) -> BaseModel:
+        """Blocking :meth:`acomplete_task`."""
+        from kg.llm.prompts import load_prompt
+        from kg.llm.schemas import schema_for
+        from kg.llm.tokens import detect_language
+
+        chosen = lang or detect_language(" ".join(str(v) for v in fields.values()))
+        prompt = load_prompt(task, chosen)
+        return self.complete_structured(
+            task, prompt.messages(**fields), schema_for(task), prompt_version=prompt.version
+        )
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and background threads."""
 

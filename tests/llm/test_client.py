@@ -313,3 +313,15 @@ def test_make_llm_online(server: ScriptedLLMServer, tmp_path: Path) -> None:
     with make_llm(LLMSettings(base_url=server.base_url), cache_dir=tmp_path, base_backoff_s=0.01) as llm:
         assert not llm.offline
         assert llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions).questions
+
+
+def test_complete_task_renders_prompt_by_language(server: ScriptedLLMServer, make_client: Client) -> None:
+    server.script("atomic_questions", GOOD)
+    llm = make_client()
+    out = llm.complete_task("atomic_questions", title="Neo4j", chunk="Neo4j 是一个图数据库。")
+    assert isinstance(out, AtomicQuestions) and out.questions == GOOD["questions"]
+    (req,) = server.chat_requests()
+    assert "代词" in req.body["messages"][0]["content"]
+    assert "Neo4j 是一个图数据库。" in req.body["messages"][1]["content"]
+    with pytest.raises(ConfigError, match="STRATA_LLM_BASE_URL"):
+        OfflineLLM().complete_task("atomic_questions", title="x", chunk="y")
