@@ -1,0 +1,95 @@
+"""A persistent response cache: one SQLite file in WAL mode, safe across threads and processes.
+
+>>> from pathlib import Path; import tempfile
+>>> cache = ResponseCache(Path(tempfile.mkdtemp()) / "llm.sqlite")
+>>> key = cache_key({"model": "m", "messages": []})
+>>> cache.put(key, '{"ok": true}'); cache.get(key)
+'{"ok": true}'
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ResponseCache", "cache_key"]
+
+
+def cache_key(payload: dict[str, Any]) -> str:
+    """sha256 of the canonical JSON of ``payload`` (sorted keys, no whitespace)."""
+    blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class ResponseCache:
+    """Key/value store of response texts (or any str/bytes) in a SQLite file.
+
+    One connection per thread; WAL journal and a busy timeout make concurrent writers from several
+    processes wait instead of failing. Values are written with ``INSERT OR REPLACE``, so races are benign.
+    """
+
+    def __init__(self, path: Path, *, table: str = "responses") -> None:
+        if not table.isidentifier():
+            raise ValueError(f"invalid table name {table!r}")
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._table = table
+        self._local = threading.local()
+        conn = self._conn()
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute(
+            f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value BLOB NOT NULL, created REAL)"
+        )
+        conn.commit()
+
+    def _conn(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    def get(self, key: str) -> str | None:
+        """The cached text for ``key``, or None."""
+        row = self._conn().execute(f"SELECT value FROM {self._table} WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        value = row[0]
+        return value.decode("utf-8") if isinstance(value, bytes) else str(value)
+
+    def get_bytes(self, key: str) -> bytes | None:
+        """The cached bytes for ``key``, or None."""
+        row = self._conn().execute(f"SELECT value FROM {self._table} WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        value = row[0]
+        return value if isinstance(value, bytes) else str(value).encode("utf-8")
+
+    def put(self, key: str, value: str | bytes) -> None:
+        """Store ``value`` under ``key`` (replacing any previous value)."""
+        self._conn().execute(
+            f"INSERT OR REPLACE INTO {self._table} (key, value, created) VALUES (?, ?, ?)",
+            (key, value, time.time()),
+        )
+
+    def clear(self) -> None:
+        """Delete every entry."""
+        self._conn().execute(f"DELETE FROM {self._table}")
+
+    def __len__(self) -> int:
+        row = self._conn().execute(f"SELECT COUNT(*) FROM {self._table}").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        """Close this thread's connection (other threads' connections close when they are collected)."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None

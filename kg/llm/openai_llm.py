@@ -1,0 +1,346 @@
+"""An LLM client for any OpenAI-compatible chat endpoint (OpenAI, Azure OpenAI v1, vLLM, Ollama, LM Studio,
+DeepSeek, Qwen/DashScope), with structured outputs, retries, a persistent cache, accounting and a budget.
+
+Example::
+
+    from kg.llm import OpenAICompatibleLLM, AtomicQuestions
+    from kg.settings import LLMSettings
+
+    settings = LLMSettings(base_url="http://localhost:11434/v1", model="qwen2.5:7b",
+                           task_models={"atomic_questions": "qwen2.5:3b"})
+    with OpenAICompatibleLLM(settings, cache_dir=Path("~/.cache/strata").expanduser()) as llm:
+        out = llm.complete_structured("atomic_questions", messages, AtomicQuestions)
+        print(out.questions, llm.accounting.to_json())
+
+Structured outputs use ``response_format`` per ``LLMSettings.response_format``: ``json_schema`` (the task
+name is the schema name), ``json_object`` or ``text``; in every mode the reply is extracted robustly (code
+fences, first balanced object), validated, and on failure sent back once with the error for repair.
+
+Each request carries the header ``X-Strata-Task: <task>`` (ignored by real endpoints; the scripted test
+server keys json_object/text requests by it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+import weakref
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import Future
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import openai
+from pydantic import ValidationError
+
+from kg.errors import LLMOutputError
+from kg.llm.accounting import Accounting
+from kg.llm.base import LLM, Message, T_Model
+from kg.llm.cache import ResponseCache, cache_key
+from kg.llm.limits import shared_limit
+from kg.llm.retry import RetryPolicy, retry_async
+from kg.llm.structured import ResponseMode, extract_json, format_instructions, response_format_for
+from kg.llm.tokens import estimate_messages_tokens
+from kg.settings import LLMSettings
+
+__all__ = ["OpenAICompatibleLLM"]
+
+log = logging.getLogger(__name__)
+R = TypeVar("R")
+
+_OVERRIDE_KEYS = {"model", "temperature", "max_tokens", "timeout_s", "response_format", "prompt_version"}
+_EXCERPT = 200
+
+
+@dataclass(frozen=True)
+class _Params:
+    model: str
+    temperature: float
+    max_tokens: int
+    timeout_s: float
+    mode: ResponseMode
+    prompt_version: int | None
+
+
+class _LoopThread:
+    """A private event loop in a daemon thread, for the blocking API."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="strata-llm-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, R]) -> R:
+        future: Future[R] = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        return future.result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=5)
+        if not self.loop.is_running():
+            self.loop.close()
+
+
+class OpenAICompatibleLLM(LLM):
+    """Chat completions against an OpenAI-compatible endpoint. See the module docstring for an example.
+
+    Args:
+        settings: endpoint, model, key, temperature, max tokens, timeout, retries, concurrency, response
+            format, per-task models (``task_models``), cache switch and price table.
+        cache_dir: folder of the response cache (``<cache_dir>/llm/responses.sqlite``); None disables it.
+        accounting: the job's :class:`Accounting` (shared across clients of a job); a new one by default.
+        budget_tokens: token budget of the job (sets ``accounting.budget_tokens`` when given).
+        base_backoff_s, max_backoff_s: retry backoff bounds (small values in tests).
+    """
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        cache_dir: Path | None = None,
+        accounting: Accounting | None = None,
+        budget_tokens: int | None = None,
+        base_backoff_s: float = 0.5,
+        max_backoff_s: float = 30.0,
+    ) -> None:
+        if settings.base_url is None:
+            from kg.llm.base import _offline_error
+
+            raise _offline_error("<client>")
+        self.settings = settings
+        self.base_url: str = settings.base_url
+        self.accounting = accounting or Accounting(prices_per_mtok=settings.prices_per_mtok)
+        if not self.accounting.prices_per_mtok:
+            self.accounting.prices_per_mtok = dict(settings.prices_per_mtok)
+        if budget_tokens is not None:
+            self.accounting.budget_tokens = budget_tokens
+        self.policy = RetryPolicy(
+            max_retries=settings.max_retries, base_backoff_s=base_backoff_s, max_backoff_s=max_backoff_s
+        )
+        self.limit = shared_limit(self.base_url, settings.max_concurrency)
+        self.cache: ResponseCache | None = None
+        if settings.cache and cache_dir is not None:
+            self.cache = ResponseCache(Path(cache_dir) / "llm" / "responses.sqlite")
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+        self._clients_lock = threading.Lock()
+        self._loop_thread: _LoopThread | None = None
+
+    def __repr__(self) -> str:
+        return f"OpenAICompatibleLLM(base_url={self.base_url!r}, model={self.settings.model!r})"
+
+    # -- plumbing -----------------------------------------------------------------------------------------
+
+    def _client(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        with self._clients_lock:
+            client = self._clients.get(loop)
+            if client is None:
+                client = openai.AsyncOpenAI(
+                    base_url=self.base_url,
+                    api_key=self.settings.api_key.get_secret_value() or "not-needed",
+                    timeout=self.settings.timeout_s,
+                    max_retries=0,  # ours are the only retries
+                )
+                self._clients[loop] = client
+            return client
+
+    def _run(self, coro: Coroutine[Any, Any, R]) -> R:
+        if self._loop_thread is None:
+            with self._clients_lock:
+                if self._loop_thread is None:
+                    self._loop_thread = _LoopThread()
+        return self._loop_thread.run(coro)
+
+    def close(self) -> None:
+        """Close the HTTP clients, the blocking API's loop thread and the cache connection."""
+        if self._loop_thread is not None:
+            client = self._clients.get(self._loop_thread.loop)
+            if client is not None:
+                asyncio.run_coroutine_threadsafe(client.close(), self._loop_thread.loop).result(timeout=5)
+            self._loop_thread.stop()
+            self._loop_thread = None
+        self._clients = weakref.WeakKeyDictionary()
+        if self.cache is not None:
+            self.cache.close()
+
+    def clear(self) -> None:
+        """Empty the response cache."""
+        if self.cache is not None:
+            self.cache.clear()
+
+    def _params(self, task: str, overrides: dict[str, Any]) -> _Params:
+        unknown = set(overrides) - _OVERRIDE_KEYS
+        if unknown:
+            raise TypeError(f"unknown override(s): {sorted(unknown)}")
+        s = self.settings
+        return _Params(
+            model=overrides.get("model") or s.task_models.get(task) or s.model,
+            temperature=float(overrides.get("temperature", s.temperature)),
+            max_tokens=int(overrides.get("max_tokens", s.max_tokens)),
+            timeout_s=float(overrides.get("timeout_s", s.timeout_s)),
+            mode=overrides.get("response_format", s.response_format),
+            prompt_version=overrides.get("prompt_version"),
+        )
+
+    def _key(self, kind: str, task: str, messages: Sequence[Message], p: _Params, schema: Any) -> str:
+        return cache_key(
+            {
+                "kind": kind,
+                "endpoint": self.base_url,
+                "model": p.model,
+                "task": task,
+                "messages": list(messages),
+                "temperature": p.temperature,
+                "max_tokens": p.max_tokens,
+                "mode": p.mode,
+                "schema": schema,
+                "prompt_version": p.prompt_version,
+            }
+        )
+
+    async def _call(
+        self, task: str, messages: Sequence[Message], p: _Params, response_format: dict[str, Any] | None
+    ) -> tuple[str, str | None]:
+        """One real request (with retries): returns (content, finish_reason) and records usage."""
+        self.accounting.check_budget(task, estimate_messages_tokens(messages), p.max_tokens)
+        client = self._client()
+        kwargs: dict[str, Any] = {
+            "model": p.model,
+            "messages": list(messages),
+            "temperature": p.temperature,
+            "max_tokens": p.max_tokens,
+            "timeout": p.timeout_s,
+            "extra_headers": {"X-Strata-Task": task},
+        }
+        if response_format is not None:
+            kwargs["response_format"] = response_format
+
+        async def attempt() -> Any:
+            async with self.limit.acquire_async():
+                return await client.chat.completions.create(**kwargs)
+
+        response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model})")
+        choice = response.choices[0] if response.choices else None
+        content = (choice.message.content if choice is not None else None) or ""
+        finish = choice.finish_reason if choice is not None else None
+        usage = response.usage
+        prompt_tokens = usage.prompt_tokens if usage is not None else estimate_messages_tokens(messages)
+        completion_tokens = usage.completion_tokens if usage is not None else 0
+        self.accounting.record(
+            task, p.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+        )
+        log.debug(
+            "llm call",
+            extra={"task": task, "model": p.model, "prompt_tokens": prompt_tokens,
+                   "completion_tokens": completion_tokens, "finish_reason": finish},
+        )
+        return content, finish
+
+    # -- public API ---------------------------------------------------------------------------------------
+
+    async def acomplete_text(self, task: str, messages: Sequence[Message], **overrides: Any) -> str:
+        """Complete ``messages`` into text. Overrides: model, temperature, max_tokens, timeout_s,
+        prompt_version (part of the cache key)."""
+        p = self._params(task, overrides)
+        key = self._key("text", task, messages, p, None)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.accounting.record_cache_hit(task)
+                return hit
+        text, finish = await self._call(task, messages, p, None)
+        if finish == "length":
+            log.warning("llm output truncated", extra={"task": task, "model": p.model})
+        elif self.cache is not None:
+            self.cache.put(key, text)
+        return text
+
+    async def acomplete_structured(
+        self, task: str, messages: Sequence[Message], schema: type[T_Model], **overrides: Any
+    ) -> T_Model:
+        """Complete ``messages`` into a validated ``schema`` instance.
+
+        Overrides: model, temperature, max_tokens, timeout_s, response_format, prompt_version.
+        Raises LLMOutputError (naming ``task``) when the output is still invalid after one repair.
+        """
+        p = self._params(task, overrides)
+        key = self._key("structured", task, messages, p, schema.model_json_schema())
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                try:
+                    cached = schema.model_validate_json(hit)
+                except ValidationError:
+                    pass  # schema changed shape: fall through to a real call
+                else:
+                    self.accounting.record_cache_hit(task)
+                    return cached
+
+        request = list(messages)
+        if p.mode != "json_schema":
+            request = _with_instructions(request, format_instructions(schema))
+        response_format = response_format_for(p.mode, task, schema)
+
+        text, finish = await self._call(task, request, p, response_format)
+        result, error = _parse(text, finish, schema)
+        if result is None:
+            log.info("llm output invalid, repairing", extra={"task": task, "error": error[:200]})
+            repair = [*request, {"role": "assistant", "content": text}, _repair_message(error)]
+            text, finish = await self._call(task, repair, p, response_format)
+            result, error = _parse(text, finish, schema)
+            if result is None:
+                raise LLMOutputError(task, f"invalid output after one repair: {error[:300]}", text[:_EXCERPT])
+        if self.cache is not None:
+            self.cache.put(key, result.model_dump_json())
+        return result
+
+    def complete_text(self, task: str, messages: Sequence[Message], **overrides: Any) -> str:
+        """Blocking :meth:`acomplete_text` (works whether or not the caller's thread runs a loop)."""
+        return self._run(self.acomplete_text(task, messages, **overrides))
+
+    def complete_structured(
+        self, task: str, messages: Sequence[Message], schema: type[T_Model], **overrides: Any
+    ) -> T_Model:
+        """Blocking :meth:`acomplete_structured` (works whether or not the caller's thread runs a loop)."""
+        return self._run(self.acomplete_structured(task, messages, schema, **overrides))
+
+
+def _with_instructions(messages: list[Message], instructions: str) -> list[Message]:
+    if messages and messages[0].get("role") == "system":
+        first = dict(messages[0])
+        first["content"] = f"{first.get('content', '')}\n\n{instructions}"
+        return [first, *messages[1:]]
+    return [{"role": "system", "content": instructions}, *messages]
+
+
+def _repair_message(error: str) -> Message:
+    return {
+        "role": "user",
+        "content": (
+            "Your previous reply could not be used: "
+            f"{error[:1000]}\n"
+            "Reply again with only the corrected JSON object that satisfies the schema: no prose, "
+            "no code fences, and keep it short enough to be complete."
+        ),
+    }
+
+
+def _parse(text: str, finish: str | None, schema: type[T_Model]) -> tuple[T_Model | None, str]:
+    """(validated model, "") or (None, a short description of what is wrong)."""
+    block = extract_json(text)
+    if block is None:
+        if finish == "length":
+            return None, "the output was truncated (finish_reason=length) before the JSON object ended"
+        return None, "no JSON object found in the reply"
+    try:
+        return schema.model_validate(json.loads(block)), ""
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(str(x) for x in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()[:5]
+        )
+        return None, f"the JSON does not match the schema: {problems}"

@@ -1,0 +1,160 @@
+"""Retries with exponential backoff and full jitter, honouring ``Retry-After``.
+
+Retried: HTTP 408, 409, 429 and 5xx, timeouts and dropped connections. Anything else (400, 401, 404, ...)
+fails at once (LLMError). After ``max_retries`` retries :class:`~kg.errors.LLMUnavailableError` is raised.
+
+>>> policy = RetryPolicy(max_retries=3, base_backoff_s=0.5, max_backoff_s=8.0)
+>>> 0.0 <= policy.backoff(2) <= 2.0
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+import openai
+
+from kg.errors import LLMError, LLMUnavailableError, StrataError
+
+__all__ = ["RetryPolicy", "parse_retry_after", "retry_async", "retry_sync"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+_RETRY_STATUSES = {408, 409, 429}
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` (seconds or an HTTP date), or None."""
+    if not headers:
+        return None
+    lowered = {k.lower(): v for k, v in headers.items()}
+    ms = lowered.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(0.0, float(ms) / 1000.0)
+        except ValueError:
+            pass
+    value = lowered.get("retry-after")
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """How often and how long to retry. ``max_retries`` retries after the first attempt."""
+
+    max_retries: int = 5
+    base_backoff_s: float = 0.5
+    max_backoff_s: float = 30.0
+    max_retry_after_s: float = 300.0
+
+    def backoff(self, attempt: int) -> float:
+        """Full-jitter delay before retry number ``attempt`` (1-based)."""
+        ceiling = min(self.max_backoff_s, self.base_backoff_s * (2 ** (attempt - 1)))
+        return random.uniform(ceiling / 2, ceiling)
+
+    def delay(self, attempt: int, exc: BaseException) -> float:
+        """Delay before retry ``attempt`` after ``exc``: at least Retry-After when the server sent one."""
+        wait = self.backoff(attempt)
+        if isinstance(exc, openai.APIStatusError):
+            hinted = parse_retry_after(dict(exc.response.headers))
+            if hinted is not None:
+                wait = max(min(hinted, self.max_retry_after_s), 0.0)
+        return wait
+
+
+def is_retryable(exc: BaseException) -> bool:
+    """True for timeouts, dropped connections, 408/409/429 and 5xx."""
+    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in _RETRY_STATUSES or exc.status_code >= 500
+    return False
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}"
+    if isinstance(exc, openai.APITimeoutError):
+        return "timeout"
+    if isinstance(exc, openai.APIConnectionError):
+        return "connection error"
+    return type(exc).__name__
+
+
+def _give_up(
+    what: str, attempts: int, exc: BaseException, exhausted: Callable[[str], StrataError] | None
+) -> StrataError:
+    message = f"{what}: failed after {attempts} attempt(s), last error: {_describe(exc)}"
+    return (exhausted or LLMUnavailableError)(message)
+
+
+async def retry_async(
+    call: Callable[[], Awaitable[T]],
+    policy: RetryPolicy,
+    *,
+    what: str,
+    wrap: Callable[[str], StrataError] | None = None,
+    exhausted: Callable[[str], StrataError] | None = None,
+) -> T:
+    """Await ``call()`` until it succeeds, retrying retryable errors per ``policy``."""
+    attempt = 0
+    while True:
+        try:
+            return await call()
+        except openai.OpenAIError as exc:
+            if not is_retryable(exc):
+                raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {exc}") from exc
+            attempt += 1
+            if attempt > policy.max_retries:
+                raise _give_up(what, attempt, exc, exhausted) from exc
+            wait = policy.delay(attempt, exc)
+            log.warning("retrying", extra={"what": what, "attempt": attempt, "error": _describe(exc),
+                                           "wait_s": round(wait, 3)})
+            await asyncio.sleep(wait)
+
+
+def retry_sync(
+    call: Callable[[], T],
+    policy: RetryPolicy,
+    *,
+    what: str,
+    wrap: Callable[[str], StrataError] | None = None,
+    exhausted: Callable[[str], StrataError] | None = None,
+) -> T:
+    """Call ``call()`` until it succeeds, retrying retryable errors per ``policy`` (blocking)."""
+    attempt = 0
+    while True:
+        try:
+            return call()
+        except openai.OpenAIError as exc:
+            if not is_retryable(exc):
+                raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {exc}") from exc
+            attempt += 1
+            if attempt > policy.max_retries:
+                raise _give_up(what, attempt, exc, exhausted) from exc
+            wait = policy.delay(attempt, exc)
+            log.warning("retrying", extra={"what": what, "attempt": attempt, "error": _describe(exc),
+                                           "wait_s": round(wait, 3)})
+            time.sleep(wait)

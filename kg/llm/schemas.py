@@ -1,0 +1,196 @@
+"""Pydantic output schemas of the LLM tasks, and the registry that names them.
+
+Each task that expects data declares one model here; its stable name (the task name) is what the client sends
+as the JSON-schema ``name`` and what the scripted test server keys responses by.
+
+>>> schema_for("atomic_questions") is AtomicQuestions
+True
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+__all__ = [
+    "TASK_SCHEMAS",
+    "AtomSelection",
+    "AtomicQuestions",
+    "ChunkTags",
+    "CitedAnswer",
+    "EnhancedChunk",
+    "FactItem",
+    "FactItems",
+    "ForecastExplanation",
+    "JudgeVerdict",
+    "MindMap",
+    "MindMapNode",
+    "Perspective",
+    "QuestionClass",
+    "QuestionProposals",
+    "Synthesis",
+    "TagClass",
+    "TagClasses",
+    "Triple",
+    "Triples",
+    "schema_for",
+]
+
+
+class _Schema(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class AtomicQuestions(_Schema):
+    """PIKE-RAG knowledge atomizing: the questions a chunk answers."""
+
+    questions: list[str] = Field(description="Self-contained questions answered by the chunk")
+
+
+class Triple(_Schema):
+    head: str
+    head_type: str = "Entity"
+    relation: str
+    tail: str
+    tail_type: str = "Entity"
+
+
+class Triples(_Schema):
+    """KG2RAG: (head, relation, tail) triples with entity types."""
+
+    triples: list[Triple]
+
+
+class QuestionProposals(_Schema):
+    """PIKE-RAG: follow-up atomic questions to retrieve next, or ``sufficient`` when done."""
+
+    proposals: list[str] = Field(default_factory=list)
+    sufficient: bool = False
+
+
+class AtomSelection(_Schema):
+    """PIKE-RAG Algorithm 1: which candidate atom (0-based index) helps most, or None."""
+
+    index: int | None = None
+    reason: str = ""
+
+
+class CitedAnswer(_Schema):
+    """An answer with ``[n]`` markers; ``citations`` lists the n used (1-based)."""
+
+    answer: str
+    citations: list[int] = Field(default_factory=list)
+    reasoning: str = ""
+
+
+class QuestionClass(_Schema):
+    """The question's class (factual, linkable, predictive, creative) and an optional subtype."""
+
+    label: Literal["factual", "linkable", "predictive", "creative"]
+    subtype: str = ""
+
+
+class TagClass(_Schema):
+    name: str
+    description: str = ""
+
+
+class TagClasses(_Schema):
+    """Tag classes (dimensions) useful to describe the corpus for a domain."""
+
+    classes: list[TagClass]
+
+
+class ChunkTags(_Schema):
+    """Tags of one chunk, grouped by tag class."""
+
+    tags: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class FactItem(_Schema):
+    topic: str = ""
+    fact: str
+
+
+class FactItems(_Schema):
+    """PG-RAG fact-check items: standalone, verifiable facts extracted from a text."""
+
+    items: list[FactItem]
+
+
+class MindMapNode(_Schema):
+    label: str
+    children: list[MindMapNode] = Field(default_factory=list)
+
+
+class MindMap(_Schema):
+    """PG-RAG mind map: a topic tree over a document's facts."""
+
+    topic: str
+    branches: list[MindMapNode] = Field(default_factory=list)
+
+
+class ForecastExplanation(_Schema):
+    """A predictive answer: the forecast, its drivers, and a confidence in [0, 1]."""
+
+    forecast: str
+    drivers: list[str] = Field(default_factory=list)
+    confidence: float = 0.5
+
+
+class Perspective(_Schema):
+    """One perspective on a creative question."""
+
+    viewpoint: str
+    argument: str
+    citations: list[int] = Field(default_factory=list)
+
+
+class Synthesis(_Schema):
+    """A synthesis of several perspectives."""
+
+    answer: str
+    citations: list[int] = Field(default_factory=list)
+
+
+class JudgeVerdict(_Schema):
+    """An LLM judge's verdict on an answer against a reference."""
+
+    score: float = Field(ge=0.0, le=1.0)
+    correct: bool
+    rationale: str = ""
+
+
+class EnhancedChunk(_Schema):
+    """PIKE-RAG recurrent split: the chunk rewritten to stand alone, plus a forward summary."""
+
+    chunk: str
+    summary: str = ""
+    rest: str = ""
+
+
+MindMapNode.model_rebuild()
+
+TASK_SCHEMAS: dict[str, type[BaseModel]] = {
+    "atomic_questions": AtomicQuestions,
+    "triples": Triples,
+    "question_proposals": QuestionProposals,
+    "atom_selection": AtomSelection,
+    "answer": CitedAnswer,
+    "question_class": QuestionClass,
+    "tag_classes": TagClasses,
+    "chunk_tags": ChunkTags,
+    "fact_items": FactItems,
+    "mind_map": MindMap,
+    "forecast_explanation": ForecastExplanation,
+    "perspective": Perspective,
+    "synthesis": Synthesis,
+    "judge": JudgeVerdict,
+    "enhanced_chunk": EnhancedChunk,
+}
+
+
+def schema_for(task: str) -> type[BaseModel]:
+    """The output schema registered for ``task`` (KeyError for an unknown task)."""
+    return TASK_SCHEMAS[task]
