@@ -21,6 +21,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
+import cypher
 from kg.embeddings import Embedder, make_embedder
 from kg.errors import StrataError
 from kg.graph.schema import SchemaStatus, ensure_schema, schema_status
@@ -136,8 +137,10 @@ class Strata:
         return [DocumentInfo(**row) for row in self.store.read("graph/list_documents", skip=skip, limit=limit)]
 
     def stats(self) -> Stats:
-        nodes = {r["label"]: r["nodes"] for r in self.store.read("meta/counts")}
-        rels = {r["type"]: r["relationships"] for r in self.store.read("meta/rel_counts")}
+        nodes = {label: self.store.query(cypher.render("meta/count_label", label=label))[0]["count"]
+                 for label in sorted(cypher.LABELS)}
+        rels = {rel: self.store.query(cypher.render("meta/count_rel", rel=rel))[0]["count"]
+                for rel in sorted(cypher.RELATIONSHIPS)}
         return Stats(nodes, rels, self.store.read("meta/indexes"), schema_status(self.store))
 
 

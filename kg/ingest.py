@@ -99,7 +99,7 @@ class Ingestor:
         self.password = password
 
     def files(self, paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Path]:
-        return discover(list(paths), include=list(include), exclude=list(exclude))
+        return discover(list(paths), include=list(include) or None, exclude=list(exclude))
 
     def load(
         self,
@@ -112,6 +112,8 @@ class Ingestor:
         started = time.perf_counter()
         report = LoadReport()
         files = self.files(paths, include, exclude)
+        # Absolute paths: a document's id derives from its source, whichever relative path named it.
+        files = [f.resolve() for f in files]
         for n, path in enumerate(files):
             report.files.append(self.load_file(path))
             if progress is not None:

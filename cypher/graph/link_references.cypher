@@ -3,22 +3,19 @@
 // for the reverse direction (indexed has_links), so a corpus without links costs nothing.
 UNWIND $rows AS row
 MATCH (d:Document {id: row.id})
-CALL {
-  WITH d, row
+CALL (d, row) {
   UNWIND row.targets AS key
   MATCH (other:Document) WHERE other.source_name = key AND other.id <> d.id
   MERGE (d)-[:REFERENCES]->(other)
   RETURN count(*) AS by_name
 }
-CALL {
-  WITH d, row
+CALL (d, row) {
   UNWIND row.targets AS key
   MATCH (other:Document) WHERE other.title_key = key AND other.id <> d.id
   MERGE (d)-[:REFERENCES]->(other)
   RETURN count(*) AS by_title
 }
-CALL {
-  WITH d
+CALL (d) {
   MATCH (other:Document) WHERE other.has_links = true AND other.id <> d.id
     AND any(t IN other.link_targets WHERE t = d.source_name OR t = d.title_key)
   MERGE (other)-[:REFERENCES]->(d)

@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j import GraphDatabase, ManagedTransaction, RoutingControl
+from neo4j import GraphDatabase, ManagedTransaction, NotificationDisabledClassification, RoutingControl
 from neo4j import exceptions as neo4j_exc
 
 import cypher
@@ -57,7 +57,11 @@ class GraphStore:
     def connect(cls, uri: str, user: str, password: str, database: str | None = None) -> GraphStore:
         """Open a driver and check that the server answers."""
         with _wrapped(uri):
-            driver = GraphDatabase.driver(uri, auth=(user, password))
+            # "Unknown label/property" notices are expected on an empty graph; keep the rest visible.
+            driver = GraphDatabase.driver(
+                uri, auth=(user, password),
+                notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
+            )
             try:
                 driver.verify_connectivity()
             except BaseException:
@@ -109,7 +113,7 @@ class GraphStore:
     def run_autocommit(self, name: str, **params: Any) -> None:
         """Run a named query in an auto-commit transaction (needed by ``CALL ... IN TRANSACTIONS``)."""
         with _wrapped(self.uri), self.driver.session(database=self.database) as session:
-            session.run(cypher.load(name), params).consume()  # type: ignore[arg-type]
+            session.run(cypher.load(name), params).consume()
 
     def atomic(self, work: Callable[[Transaction], T]) -> T:
         """Run ``work`` in one managed write transaction: all of it is committed, or none.
@@ -133,10 +137,14 @@ class Transaction:
         """A template query with ``{label}`` filled from the allow-list."""
         return [record.data() for record in self._tx.run(cypher.render(name, label=label), params)]
 
-    def run_batches(self, name: str, rows: Sequence[Any], *, batch_size: int = 1000, **params: Any) -> None:
+    def run_batches(self, name: str, rows: Sequence[Any], *, batch_size: int = 1000, **params: Any) -> int:
+        """``UNWIND $rows`` in batches inside this transaction; returns the nodes created."""
         text = cypher.load(name)
+        created = 0
         for start in range(0, len(rows), batch_size):
-            self._tx.run(text, {"rows": list(rows[start:start + batch_size]), **params}).consume()
+            summary = self._tx.run(text, {"rows": list(rows[start:start + batch_size]), **params}).consume()
+            created += summary.counters.nodes_created
+        return created
 
 
 def _statements(text: str) -> list[str]:

@@ -219,12 +219,14 @@ class DocumentWriter:
         def work(tx: Transaction) -> None:
             if replaced:
                 _delete_in(tx, replaced)
-            tx.run_batches("graph/create_documents", rows.documents, batch_size=size)
-            tx.run_batches("graph/create_sections", rows.sections, batch_size=size)
-            tx.run_batches("graph/create_chunks", rows.chunks, batch_size=size)
+            for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
+                                ("graph/create_chunks", rows.chunks), ("graph/create_tables", rows.tables),
+                                ("graph/create_figures", rows.figures)):
+                created = tx.run_batches(name, items, batch_size=size)
+                if created != len(items):  # a row whose parent was not matched: never commit half a document
+                    raise Neo4jError(f"{name} created {created} of {len(items)} nodes; nothing was written")
+            tx.run_batches("graph/link_sections", rows.sections, batch_size=size)
             tx.run_batches("graph/link_next", rows.next_links, batch_size=size)
-            tx.run_batches("graph/create_tables", rows.tables, batch_size=size)
-            tx.run_batches("graph/create_figures", rows.figures, batch_size=size)
             tx.run_batches("graph/link_references", rows.references, batch_size=size)
 
         self.store.atomic(work)
@@ -242,7 +244,8 @@ def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
     rows = _rows(docs)
     count = 0
     for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
-                        ("graph/create_chunks", rows.chunks), ("graph/link_next", rows.next_links)):
+                        ("graph/link_sections", rows.sections), ("graph/create_chunks", rows.chunks),
+                        ("graph/link_next", rows.next_links)):
         text = cypher.load(name)
         for item in items:
             store.query(text, routing=RoutingControl.WRITE, rows=[item])

@@ -267,7 +267,7 @@ class LocalNeo4j:
             ENTRY_POINT, f"--home-dir={self.home}", f"--config-dir={self.conf_dir}", "--console-mode",
         ]
         with self.console_log.open("ab") as out:
-            proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+            proc = subprocess.Popen(
                 cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 env=self._env(), start_new_session=True,
             )
