@@ -193,7 +193,7 @@ class DocumentWriter:
         """Write a group of documents; returns one outcome per document, in order."""
         known = self.states([d.id for d in docs])
         todo = [d for d in docs if known.get(d.id) != d.source.sha256]
-        outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if d not in todo}
+        outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if known.get(d.id) == d.source.sha256}
         if todo:
             try:
                 outcomes.update(self._write_group(todo, known))

@@ -171,7 +171,7 @@ class LocalNeo4j:
         if self.password_file.is_file():
             return self.password_file.read_text("utf-8").strip()
         self.home.mkdir(parents=True, exist_ok=True)
-        value = secrets.token_urlsafe(18)
+        value = secrets.token_hex(16)  # hex: never starts with "-", which the admin tool reads as an option
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(value + "\n")

@@ -55,7 +55,7 @@ def test_fulltext_index_finds_text_and_aliases(store: GraphStore) -> None:
         "(:Entity {id: 'e', name: 'International Business Machines', aliases: ['IBM', 'Big Blue']})",
         routing=W,
     )
-    store.write("meta/await_indexes", timeout_s=60)
+    store.write("meta/await_fulltext")
     chunks = store.query("CALL db.index.fulltext.queryNodes('chunk_text', 'reactor') YIELD node RETURN node.id AS id")
     assert [c["id"] for c in chunks] == ["x"]
     entities = store.query("CALL db.index.fulltext.queryNodes('entity_names', 'ibm') YIELD node RETURN node.id AS id")
