@@ -28,6 +28,7 @@ from kg.graph.schema import SchemaStatus, ensure_schema, schema_status
 from kg.graph.store import GraphStore
 from kg.graph.writer import delete_documents
 from kg.ingest import Ingestor, LoadReport, Progress
+from kg.llm import LLM, make_llm
 from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
 
@@ -59,11 +60,14 @@ class Stats:
 class Strata:
     """A connected knowledge base. Build it with :meth:`connect`; close it (or use ``with``)."""
 
-    def __init__(self, settings: Settings, store: GraphStore, embedder: Embedder, endpoint: Endpoint) -> None:
+    def __init__(
+        self, settings: Settings, store: GraphStore, embedder: Embedder, endpoint: Endpoint, llm: LLM
+    ) -> None:
         self.settings = settings
         self.store = store
         self.embedder = embedder
         self.endpoint = endpoint
+        self.llm = llm
 
     @classmethod
     def connect(
@@ -76,10 +80,13 @@ class Strata:
         database: str | None = None,
         kb: str | None = None,
         embedder: Embedder | None = None,
+        llm: LLM | None = None,
+        budget_tokens: int | None = None,
     ) -> Strata:
         """Connect to the knowledge base, starting the local Neo4j if needed, and install the schema.
 
         Explicit arguments win over ``settings``; with neither, settings come from the environment.
+        ``budget_tokens`` stops the job's LLM work cleanly before it would exceed that many tokens.
         """
         overrides: dict[str, Any] = {}
         if kb is not None:
@@ -96,9 +103,11 @@ class Strata:
         except BaseException:
             store.close()
             raise
-        return cls(base, store, chosen, endpoint)
+        model = llm or make_llm(base.llm, cache_dir=base.cache_dir, budget_tokens=budget_tokens)
+        return cls(base, store, chosen, endpoint, model)
 
     def close(self) -> None:
+        self.llm.close()
         self.store.close()
 
     def __enter__(self) -> Strata:
@@ -120,7 +129,7 @@ class Strata:
         ingestor = Ingestor(
             self.store, self.embedder, batch_size=self.settings.batch_size,
             chunk_tokens=self.settings.chunk_tokens, chunk_overlap=self.settings.chunk_overlap,
-            password=password,
+            password=password, llm=self.llm,
         )
         return ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
 

@@ -14,15 +14,21 @@ from pathlib import Path
 from typing import Any
 
 from kg.embeddings import Embedder
-from kg.errors import LoaderError, Neo4jUnavailable, StrataError
+from kg.enhanced_chunking import enhance_chunks
+from kg.errors import BudgetExceededError, LoaderError, Neo4jUnavailable, StrataError
 from kg.graph.store import GraphStore
 from kg.graph.writer import DocumentWriter, PreparedDocument, WriteOutcome, document_id
+from kg.llm import LLM, estimate_tokens, load_prompt
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
 
-__all__ = ["FileReport", "Ingestor", "LoadReport"]
+__all__ = ["FileReport", "Ingestor", "LoadReport", "estimate_llm_tokens", "find_files", "prepare_structural"]
 
 Progress = Callable[[Path, int, int], None]
+# The LLM tasks a load with distillation runs once per chunk, and their usual answer lengths.
+ESTIMATED_TASKS = ("enhanced_chunk", "atomic_questions", "triples")
+TYPICAL_COMPLETION_TOKENS = {"enhanced_chunk": 120, "atomic_questions": 150, "triples": 250,
+                             "chunk_tags": 60, "fact_items": 250, "mind_map": 300}
 
 
 @dataclass
@@ -71,6 +77,48 @@ def _file_status(outcomes: Sequence[WriteOutcome]) -> str:
     return "unchanged"
 
 
+def find_files(paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Path]:
+    return discover(list(paths), include=list(include) or None, exclude=list(exclude))
+
+
+def estimate_llm_tokens(
+    files: Sequence[Path], *, chunk_tokens: int, chunk_overlap: int, password: str | None = None,
+    tasks: Sequence[str] = ESTIMATED_TASKS,
+) -> dict[str, Any]:
+    """Tokens the LLM stages would spend on these files, before anything is spent or written.
+
+    Per chunk and task: the prompt template plus the chunk's text as prompt tokens, and a typical
+    answer length as completion tokens. Files that fail to parse are counted as failed, not guessed.
+    """
+    by_task = {t: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0} for t in tasks}
+    templates = {t: estimate_tokens(load_prompt(t, "en").text) for t in tasks}
+    n_chunks = failed = 0
+    for path in files:
+        try:
+            docs = [prepare_structural(doc, chunk_tokens, chunk_overlap) for doc in load_path(path, password=password)]
+        except LoaderError:
+            failed += 1
+            continue
+        for chunk in (c for doc in docs for c in doc.chunks):
+            n_chunks += 1
+            for task in tasks:
+                entry = by_task[task]
+                entry["calls"] += 1
+                entry["prompt_tokens"] += templates[task] + estimate_tokens(chunk.text)
+                entry["completion_tokens"] += TYPICAL_COMPLETION_TOKENS[task]
+    return {
+        "files": len(files), "chunks": n_chunks, "failed_files": failed,
+        "prompt_tokens": sum(e["prompt_tokens"] for e in by_task.values()),
+        "completion_tokens": sum(e["completion_tokens"] for e in by_task.values()),
+        "by_task": by_task,
+    }
+
+
+def prepare_structural(doc: SourceDocument, chunk_tokens: int, chunk_overlap: int) -> PreparedDocument:
+    did = document_id(doc.source)
+    return PreparedDocument(did, doc, chunk_document(doc, did, max_tokens=chunk_tokens, overlap=chunk_overlap))
+
+
 class Ingestor:
     """Parse, chunk, embed and write files. The store and embedder are injected.
 
@@ -90,6 +138,7 @@ class Ingestor:
         chunk_overlap: int = 32,
         group_chunks: int = 2000,
         password: str | None = None,
+        llm: LLM | None = None,
     ) -> None:
         self.writer = DocumentWriter(store, batch_size=batch_size)
         self.embedder = embedder
@@ -97,9 +146,8 @@ class Ingestor:
         self.chunk_overlap = chunk_overlap
         self.group_chunks = group_chunks
         self.password = password
+        self.llm = llm if llm is not None and not llm.offline else None
 
-    def files(self, paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Path]:
-        return discover(list(paths), include=list(include) or None, exclude=list(exclude))
 
     def load(
         self,
@@ -110,8 +158,8 @@ class Ingestor:
         progress: Progress | None = None,
     ) -> LoadReport:
         started = time.perf_counter()
-        report = LoadReport()
-        files = self.files(paths, include, exclude)
+        report = LoadReport(chunking="enhanced (LLM)" if self.llm else "structural (offline: no LLM configured)")
+        files = find_files(paths, include, exclude)
         # Absolute paths: a document's id derives from its source, whichever relative path named it.
         files = [f.resolve() for f in files]
         for n, path in enumerate(files):
@@ -120,6 +168,8 @@ class Ingestor:
                 progress(path, n + 1, len(files))
         self.writer.store.write("meta/await_fulltext")
         report.seconds = time.perf_counter() - started
+        if self.llm is not None:
+            report.llm = self.llm.accounting.to_json()
         return report
 
     def load_file(self, path: Path) -> FileReport:
@@ -130,7 +180,7 @@ class Ingestor:
             if not docs:
                 raise LoaderError(str(path), "no text could be extracted")
             outcomes = self.write(docs)
-        except Neo4jUnavailable:
+        except (Neo4jUnavailable, BudgetExceededError):
             raise
         except LoaderError as exc:
             entry.error = str(exc)
@@ -150,9 +200,11 @@ class Ingestor:
         return entry
 
     def prepare(self, doc: SourceDocument) -> PreparedDocument:
-        did = document_id(doc.source)
-        chunks = chunk_document(doc, did, max_tokens=self.chunk_tokens, overlap=self.chunk_overlap)
-        return PreparedDocument(did, doc, chunks)
+        prepared = prepare_structural(doc, self.chunk_tokens, self.chunk_overlap)
+        if self.llm is not None:
+            prepared.chunks = enhance_chunks(doc, prepared.id, prepared.chunks, self.llm,
+                                             window_tokens=2 * self.chunk_tokens)
+        return prepared
 
     def write(self, docs: list[PreparedDocument]) -> list[WriteOutcome]:
         """Embed only what changed, then write in groups of about ``group_chunks`` chunks."""

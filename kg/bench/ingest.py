@@ -16,21 +16,17 @@ from kg.bench.corpus import write_corpus
 from kg.embeddings import HashingEmbedder
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
-from kg.graph.writer import DocumentWriter, PreparedDocument, document_id, naive_write
+from kg.graph.writer import DocumentWriter, PreparedDocument, naive_write
+from kg.ingest import prepare_structural
 from kg.server.throwaway import throwaway_server
 from kg.settings import Settings
-from loaders import chunk_document, load_path
+from loaders import load_path
 
 __all__ = ["run_ingest_bench"]
 
 
 def _prepare(corpus: Path, settings: Settings) -> list[PreparedDocument]:
-    docs = []
-    for doc in load_path(corpus):
-        did = document_id(doc.source)
-        chunks = chunk_document(doc, did, max_tokens=settings.chunk_tokens, overlap=settings.chunk_overlap)
-        docs.append(PreparedDocument(did, doc, chunks))
-    return docs
+    return [prepare_structural(doc, settings.chunk_tokens, settings.chunk_overlap) for doc in load_path(corpus)]
 
 
 def _batched(store: GraphStore, docs: list[PreparedDocument], batch_size: int, group_chunks: int) -> float:

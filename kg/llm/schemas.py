@@ -163,11 +163,12 @@ class JudgeVerdict(_Schema):
 
 
 class EnhancedChunk(_Schema):
-    """PIKE-RAG recurrent split: the chunk rewritten to stand alone, plus a forward summary."""
+    """PIKE-RAG recurrent split: how many of the window's numbered sentences form the next chunk, and
+    the forward summary of the document up to and including it. The chunk's text stays verbatim (its
+    page and character span must remain exact); the summary carries the context."""
 
-    chunk: str
-    summary: str = ""
-    rest: str = ""
+    sentences: int = Field(ge=1)
+    summary: str
 
 
 MindMapNode.model_rebuild()

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from kg.cli.app import app, console, emit_json, settings_of
 from kg.client import Strata
+from kg.ingest import estimate_llm_tokens, find_files
 
 
 @app.command("init")
@@ -39,9 +40,18 @@ def load(
     exclude: list[str] = typer.Option([], "--exclude", help="Glob of files to skip (repeatable)."),
     password: str = typer.Option(None, "--password", help="Password for encrypted PDFs."),
     report_path: Path = typer.Option(None, "--json", help="Write the JSON report to this file ('-': stdout)."),
+    estimate: bool = typer.Option(False, "--estimate", help="Only estimate the LLM tokens; write nothing."),
+    budget_tokens: int = typer.Option(None, "--budget-tokens", help="Stop cleanly before spending more tokens."),
 ) -> None:
     """Load documents and corpora into the knowledge base. Exit status 1 if any file failed."""
-    with Strata.connect(settings_of(ctx)) as kb, _progress() as bar:
+    settings = settings_of(ctx)
+    if estimate:
+        # Parsing and chunking only: no Neo4j, no LLM call.
+        files = find_files(paths, include, exclude)
+        emit_json(estimate_llm_tokens(files, chunk_tokens=settings.chunk_tokens,
+                                      chunk_overlap=settings.chunk_overlap, password=password))
+        return
+    with Strata.connect(settings, budget_tokens=budget_tokens) as kb, _progress() as bar:
         task = bar.add_task("loading", total=None)
 
         def step(path: Path, done: int, total: int) -> None:

@@ -1,0 +1,80 @@
+"""Enhanced chunking (PIKE-RAG 5.2.1) through the real client over HTTP, into the real Neo4j."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.embeddings import HashingEmbedder
+from kg.errors import BudgetExceededError
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
+from kg.ingest import Ingestor
+from kg.llm import OpenAICompatibleLLM
+from kg.settings import LLMSettings
+from kg.testing import ScriptedLLMServer
+from loaders import load_path
+
+EMBEDDER = HashingEmbedder(dimensions=32)
+TEXT = (
+    "# Gearboxes\n\nThe NW-3 gearbox was redesigned in 2021. It now has a larger oil cooler. "
+    "Its failure rate dropped by half. Technicians inspect it every six months. They log oil samples.\n"
+)
+
+
+def two_sentence_chunks(body: dict[str, Any]) -> dict[str, Any]:
+    """Take two sentences per chunk; the summary names the last sentence it saw."""
+    window = body["messages"][-1]["content"].split("Window:")[-1]
+    numbered = re.findall(r"^\d+\. (.*)$", window, flags=re.MULTILINE)
+    return {"sentences": 2, "summary": f"So far up to: {numbered[min(1, len(numbered) - 1)][:30]}"}
+
+
+def llm_for(server: ScriptedLLMServer, tmp_path: Path, **kwargs: Any) -> OpenAICompatibleLLM:
+    return OpenAICompatibleLLM(
+        LLMSettings(base_url=server.base_url, model="m", timeout_s=5, max_retries=1),
+        cache_dir=tmp_path / "cache", **kwargs,
+    )
+
+
+def test_recurrent_split_keeps_exact_spans_and_stores_summaries(tmp_path: Path, store: GraphStore) -> None:
+    path = tmp_path / "gearbox.md"
+    path.write_text(TEXT, "utf-8")
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    with ScriptedLLMServer() as server:
+        server.set_default(two_sentence_chunks)
+        with llm_for(server, tmp_path) as llm:
+            report = Ingestor(store, EMBEDDER, llm=llm).load([path])
+        calls = len(server.chat_requests("enhanced_chunk"))
+    assert report.chunking == "enhanced (LLM)"
+    assert report.llm is not None and report.llm["calls"] == calls == 3  # 5 sentences, 2 per chunk
+    source = next(load_path(path))
+    rows = store.query("MATCH (c:Chunk) RETURN c.text AS text, c.char_start AS a, c.char_end AS b, "
+                       "c.summary AS summary ORDER BY c.order")
+    assert [r["text"] for r in rows] == [source.text[r["a"]:r["b"]] for r in rows]
+    assert rows[0]["text"].startswith("The NW-3 gearbox") and rows[0]["text"].endswith("oil cooler.")
+    assert rows[0]["summary"] == "So far up to: It now has a larger oil cooler"  # [:30] of sentence 2
+    assert all(r["summary"] for r in rows)
+
+
+def test_offline_load_says_structural(tmp_path: Path, store: GraphStore) -> None:
+    path = tmp_path / "gearbox.md"
+    path.write_text(TEXT, "utf-8")
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    report = Ingestor(store, EMBEDDER).load([path])
+    assert report.chunking == "structural (offline: no LLM configured)"
+    assert report.llm is None
+
+
+def test_budget_stops_the_load_cleanly(tmp_path: Path, store: GraphStore) -> None:
+    path = tmp_path / "gearbox.md"
+    path.write_text("".join(TEXT.replace("NW-3", f"NW-{n}") for n in range(20)), "utf-8")
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    with ScriptedLLMServer() as server:
+        server.set_default(two_sentence_chunks)
+        with llm_for(server, tmp_path, budget_tokens=3000) as llm, pytest.raises(BudgetExceededError):
+            Ingestor(store, EMBEDDER, llm=llm).load([path])
+    # Nothing of the interrupted document was written.
+    assert store.query("MATCH (n:Chunk) RETURN count(n) AS n")[0]["n"] == 0
