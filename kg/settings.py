@@ -45,7 +45,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from kg.errors import ConfigError
 
-__all__ = ["EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings"]
+__all__ = ["EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings", "free_port"]
 
 
 _KB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
@@ -62,13 +62,14 @@ def _kb_ports(home: Path, kb: str, env: Mapping[str, str]) -> tuple[int, int]:
     if path.is_file():
         ports = json.loads(path.read_text("utf-8"))
         return int(ports["bolt"]), int(ports["http"])
-    bolt, http = _free_port(), _free_port()
+    bolt, http = free_port(), free_port()
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"bolt": bolt, "http": http}), "utf-8")
     return bolt, http
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])

@@ -9,7 +9,6 @@ local instance are never used. If no server can be had the session fails and say
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,16 +17,10 @@ import pytest
 from kg.graph.store import GraphStore
 from kg.server import LocalNeo4j
 from kg.server.docker import docker_available
-from kg.settings import LocalServerSettings
+from kg.settings import LocalServerSettings, free_port
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def jar_cache_dir() -> Path:

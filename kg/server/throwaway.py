@@ -6,7 +6,6 @@ Benchmarks and ``strata eval`` run in one so they never mix with, or alter, a us
 from __future__ import annotations
 
 import shutil
-import socket
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,15 +13,9 @@ from pathlib import Path
 
 from kg.server import Endpoint
 from kg.server.local import LocalNeo4j
-from kg.settings import LocalServerSettings, Settings
+from kg.settings import LocalServerSettings, Settings, free_port
 
-__all__ = ["free_port", "throwaway_server"]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+__all__ = ["throwaway_server"]
 
 
 @contextmanager

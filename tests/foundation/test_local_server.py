@@ -14,8 +14,8 @@ from pydantic import SecretStr
 from kg.errors import MissingToolError, PortInUseError
 from kg.graph.store import GraphStore
 from kg.server import LocalNeo4j
-from kg.settings import LocalServerSettings
-from tests.conftest import free_port, jar_cache_dir
+from kg.settings import LocalServerSettings, free_port
+from tests.conftest import jar_cache_dir
 
 
 def make_server(home: Path, **overrides: object) -> LocalNeo4j:
