@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import os
 import socket
 import urllib.request
@@ -25,6 +27,16 @@ def make_server(home: Path, **overrides: object) -> LocalNeo4j:
     }
     fields.update(overrides)
     return LocalNeo4j(LocalServerSettings.model_validate(fields))
+
+
+def _websocket_upgrade(port: int) -> str:
+    key = base64.b64encode(os.urandom(16)).decode()
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(
+            f"GET / HTTP/1.1\r\nHost: localhost:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode()
+        )
+        return sock.recv(200).decode("latin-1")
 
 
 def test_conf_is_loopback_only_with_auth_and_our_ports(tmp_path: Path) -> None:
@@ -80,6 +92,11 @@ def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
         assert info.started
         with urllib.request.urlopen(info.browser_url, timeout=10) as response:
             assert response.status == 200
+        # The Browser learns the Bolt address from HTTP discovery, then speaks Bolt over WebSocket.
+        with urllib.request.urlopen(info.http_url, timeout=10) as response:
+            discovery = json.loads(response.read())
+        assert discovery["bolt_direct"] == f"bolt://localhost:{server.settings.bolt_port}"
+        assert _websocket_upgrade(server.settings.bolt_port).startswith("HTTP/1.1 101")
         again = make_server(tmp_path, bolt_port=server.settings.bolt_port,
                             http_port=server.settings.http_port).start()
         assert not again.started

@@ -28,7 +28,8 @@ def start(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", hel
     verb = "Started" if endpoint.started else "Already running:"
     console.print(f"{verb} Neo4j ({endpoint.kind}) at [bold]{endpoint.uri}[/]")
     if endpoint.browser_url:
-        console.print(f"Browser: [bold]{endpoint.browser_url}[/]  (connect URL {endpoint.uri.replace('neo4j://', 'bolt://')})")
+        bolt = f"bolt://localhost:{server.settings.bolt_port}"
+        console.print(f"Browser: [bold]{endpoint.browser_url}[/]  (connect URL {bolt})")
         console.print(f"User: {endpoint.user}   Password: in {server.password_file} "
                       f"(cat it, or set STRATA_NEO4J_PASSWORD for a server of your own)")
 
