@@ -54,12 +54,18 @@ class GraphStore:
         self.uri = uri
 
     @classmethod
-    def connect(cls, uri: str, user: str, password: str, database: str | None = None) -> GraphStore:
-        """Open a driver and check that the server answers."""
+    def connect(
+        cls, uri: str, user: str, password: str, database: str | None = None, *, retry_s: float = 60.0
+    ) -> GraphStore:
+        """Open a driver and check that the server answers.
+
+        ``retry_s`` bounds how long a transaction is retried through transient faults such as a server
+        restart or a leader switch; past it the error is raised as :class:`~kg.errors.Neo4jUnavailable`.
+        """
         with _wrapped(uri):
             # "Unknown label/property" notices are expected on an empty graph; keep the rest visible.
             driver = GraphDatabase.driver(
-                uri, auth=(user, password),
+                uri, auth=(user, password), max_transaction_retry_time=retry_s,
                 notifications_disabled_classifications=[NotificationDisabledClassification.UNRECOGNIZED],
             )
             try:

@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import socket
+import threading
 import urllib.request
 from pathlib import Path
 
@@ -13,7 +14,7 @@ import pytest
 from neo4j import RoutingControl
 from pydantic import SecretStr
 
-from kg.errors import MissingToolError, PortInUseError
+from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError
 from kg.graph.store import GraphStore
 from kg.server import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
@@ -123,3 +124,26 @@ def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
     finally:
         server.stop()
 
+
+
+def test_writes_survive_a_server_restart(tmp_path: Path) -> None:
+    """A write issued while Neo4j restarts is retried by the managed transaction, not lost or swallowed."""
+    server = make_server(tmp_path)
+    info = server.start()
+    try:
+        with GraphStore.connect(info.bolt_uri, info.user, info.password, retry_s=120) as store:
+            store.query("CREATE (:Probe {id: 'before'})", routing=RoutingControl.WRITE)
+            server.stop()
+            restarter = threading.Timer(1.0, server.start)
+            restarter.start()
+            store.query("CREATE (:Probe {id: 'during'})", routing=RoutingControl.WRITE)
+            restarter.join()
+            ids = {r["id"] for r in store.query("MATCH (p:Probe) RETURN p.id AS id")}
+        assert ids == {"before", "during"}
+    finally:
+        server.stop()
+
+
+def test_unreachable_server_is_reported_not_swallowed(tmp_path: Path) -> None:
+    with pytest.raises(Neo4jUnavailable, match="no Neo4j answers"):
+        GraphStore.connect(f"neo4j://127.0.0.1:{free_port()}", "neo4j", "x", retry_s=1)
