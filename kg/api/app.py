@@ -115,18 +115,23 @@ class BodyLimit:
             await _too_large(send, int(declared), limit)
             return
         seen = 0
-        started = False
+        started = exceeded = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, exceeded
             message = await receive()
             seen += len(message.get("body", b""))
             if seen > limit:
+                exceeded = True
                 raise _BodyTooLarge
             return message
 
         async def tracked(message: Message) -> None:
+            # Once the body overflowed, the app's own error response (FastAPI turns a failed form
+            # parse into a 400) is replaced by the 413 below.
             nonlocal started
+            if exceeded and not started:
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
@@ -135,6 +140,7 @@ class BodyLimit:
         except _BodyTooLarge:
             if started:
                 raise
+        if exceeded and not started:
             await _too_large(send, seen, limit)
 
 

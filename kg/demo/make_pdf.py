@@ -1,3 +1,5 @@
+# PyMuPDF ships no type annotations for most methods.
+# mypy: disable-error-code="no-untyped-call"
 """Write ``corpus/failure-report-2024.pdf``, the demo's PDF with a ruled table. Run once; the PDF is committed.
 
     python -m kg.demo.make_pdf
