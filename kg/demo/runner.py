@@ -69,7 +69,7 @@ def run_demo(
     console.rule(f"Strata demo: knowledge base {service.name!r}")
     if offline:
         console.print("[bold yellow]Running OFFLINE[/]: no LLM is configured (STRATA_LLM_BASE_URL is unset). "
-                      "Layers that need an LLM are built by offline methods and answers are extractive.")
+                      "Layers that need an LLM are built by offline methods, and answers are composed without one.")
     load = _load(service, corpus, console)
     report = DemoReport(service.name, offline, load, _distill(service, load, console))
     for q in questions:
