@@ -32,11 +32,20 @@ from kg.llm import LLM, make_llm
 from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
 
-__all__ = ["AsyncStrata", "DocumentInfo", "Stats", "Strata"]
+__all__ = ["LAYERS", "AsyncStrata", "DocumentInfo", "Stats", "Strata"]
+
+# The three layers of the graph (PIKE-RAG, Figure 3), for stats and the Browser style.
+LAYERS: dict[str, tuple[str, ...]] = {
+    "information-resource": ("Document",),
+    "corpus": ("Section", "Chunk", "Table", "Figure"),
+    "distilled": ("Atom", "Fact", "Entity", "Tag", "Row", "Topic", "Route", "FactItem", "SuperTopic", "SuperFact"),
+}
 
 
 @dataclass(frozen=True)
 class DocumentInfo:
+    """A loaded document as listed by :meth:`Strata.documents`."""
+
     id: str
     title: str
     source: str
@@ -55,6 +64,10 @@ class Stats:
     relationships: dict[str, int]
     indexes: list[dict[str, Any]]
     schema: SchemaStatus
+
+    def by_layer(self) -> dict[str, int]:
+        """Node counts summed per layer (see :data:`LAYERS`)."""
+        return {layer: sum(self.nodes.get(label, 0) for label in labels) for layer, labels in LAYERS.items()}
 
 
 class Strata:

@@ -11,7 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from kg.cli.app import app, console, emit_json, settings_of
-from kg.client import Strata
+from kg.client import LAYERS, Strata
 from kg.ingest import estimate_llm_tokens, find_files
 
 
@@ -27,9 +27,13 @@ def init(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) -> 
 
 
 @app.command("config")
-def config(ctx: typer.Context) -> None:
+def config(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Show the effective configuration (secrets hidden)."""
-    emit_json(settings_of(ctx).redacted())
+    data = settings_of(ctx).redacted()
+    if json_out:
+        emit_json(data)
+        return
+    console.print_json(data=data)
 
 
 @app.command("load")
@@ -111,8 +115,11 @@ def stats(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) ->
     with Strata.connect(settings_of(ctx)) as kb:
         s = kb.stats()
     if json_out:
-        emit_json(asdict(s))
+        emit_json({**asdict(s), "layers": s.by_layer()})
         return
+    layers = Table("layer", "labels", "nodes", title="layers")
+    for layer, labels in LAYERS.items():
+        layers.add_row(layer, ", ".join(labels), str(s.by_layer()[layer]))
     nodes = Table("label", "nodes", title="nodes")
     for label, count in s.nodes.items():
         nodes.add_row(label, str(count))
@@ -122,7 +129,7 @@ def stats(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) ->
     idx = Table("index", "type", "on", "state", title="indexes")
     for i in s.indexes:
         idx.add_row(i["name"], i["type"], f"{i['labelsOrTypes']}{i['properties']}", i["state"])
-    console.print(nodes, rels, idx)
+    console.print(layers, nodes, rels, idx)
 
 
 def _progress() -> Progress:

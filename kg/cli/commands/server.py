@@ -35,10 +35,13 @@ def start(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", hel
 
 
 @neo4j_app.command("stop")
-def stop(ctx: typer.Context) -> None:
+def stop(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
     """Stop the local Neo4j cleanly (data is kept)."""
-    server = local_server(settings_of(ctx))
-    console.print("Stopped." if server.stop() else "Neo4j was not running.")
+    stopped = local_server(settings_of(ctx)).stop()
+    if json_out:
+        emit_json({"stopped": stopped})
+    else:
+        console.print("Stopped." if stopped else "Neo4j was not running.")
 
 
 @neo4j_app.command("status")

@@ -1,0 +1,285 @@
+"""Strata's REST API and web page (FastAPI), served by ``strata serve``.
+
+Every knowledge-base route takes ``?kb=NAME``; without it the server's default knowledge base answers.
+A server only opens the knowledge bases it was started with (``--kb`` and ``--allow-kb``), so a request
+cannot make it provision new ones. Request bodies are limited in size (413 with the limit in the
+message) and, when a token is configured, every route except ``/health``, the page and the OpenAPI docs
+needs ``Authorization: Bearer <token>`` (401 otherwise).
+
+Example::
+
+    app = create_app(KnowledgeBases(lambda name: StrataService(Strata.connect(kb=name))), ApiSettings())
+    uvicorn.run(app, host="127.0.0.1", port=8000)
+"""
+
+from __future__ import annotations
+
+import hmac
+import re
+import tempfile
+import threading
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import BaseModel, ConfigDict, SecretStr
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from kg.api.ports import CapabilityMissing, KnowledgeService, ServiceFactory
+from kg.api.views import (
+    AskRequest,
+    AskResponse,
+    DocumentView,
+    RetrieveRequest,
+    RetrieveResponse,
+    StatsView,
+    answer_view,
+)
+from kg.errors import ConfigError, Neo4jUnavailable, StrataError
+
+__all__ = ["ApiSettings", "KnowledgeBases", "UnknownKnowledgeBase", "create_app"]
+
+_KB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+_UNSAFE = re.compile(r"[^\w.\- ]")
+_UPLOAD_CHUNK = 1 << 20
+
+
+class ApiSettings(BaseModel):
+    """How the API serves: which knowledge bases, the optional token, the size limits."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    default_kb: str = "default"
+    allowed_kbs: frozenset[str] = frozenset()
+    token: SecretStr | None = None
+    max_upload_bytes: int = 50 * 1024 * 1024
+    max_body_bytes: int = 64 * 1024
+    upload_dir: Path | None = None  # default: <tmp>/strata-uploads
+
+    @property
+    def kbs(self) -> frozenset[str]:
+        return self.allowed_kbs | {self.default_kb}
+
+
+class UnknownKnowledgeBase(StrataError):
+    """A request named a knowledge base this server does not serve."""
+
+
+class KnowledgeBases:
+    """One open service per knowledge base name, opened on first use and closed with the server."""
+
+    def __init__(self, factory: ServiceFactory) -> None:
+        self._factory = factory
+        self._open: dict[str, KnowledgeService] = {}
+        self._lock = threading.Lock()
+
+    def get(self, name: str, allowed: frozenset[str]) -> KnowledgeService:
+        if name not in allowed:
+            raise UnknownKnowledgeBase(
+                f"this server does not serve knowledge base {name!r}; it serves {sorted(allowed)}")
+        with self._lock:
+            if name not in self._open:
+                self._open[name] = self._factory(name)
+            return self._open[name]
+
+    def close(self) -> None:
+        with self._lock:
+            for service in self._open.values():
+                service.close()
+            self._open.clear()
+
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """ASGI middleware: refuse bodies over the limit, by Content-Length up front or while they stream in."""
+
+    def __init__(self, app: ASGIApp, *, limit_of: Callable[[Scope], int]) -> None:
+        self.app = app
+        self.limit_of = limit_of
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_of(scope)
+        declared = dict(scope["headers"]).get(b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > limit:
+            await _too_large(send, int(declared), limit)
+            return
+        seen = 0
+        started = exceeded = False
+
+        async def counted() -> Message:
+            nonlocal seen, exceeded
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                exceeded = True
+                raise _BodyTooLarge
+            return message
+
+        async def tracked(message: Message) -> None:
+            # Once the body overflowed, the app's own error response (FastAPI turns a failed form
+            # parse into a 400) is replaced by the 413 below.
+            nonlocal started
+            if exceeded and not started:
+                return
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracked)
+        except _BodyTooLarge:
+            if started:
+                raise
+        if exceeded and not started:
+            await _too_large(send, seen, limit)
+
+
+async def _too_large(send: Send, size: int, limit: int) -> None:
+    response = JSONResponse(status_code=413, content={
+        "detail": f"request body too large: {size} bytes received, the limit is {limit} bytes "
+                  "(raise it with strata serve --max-upload-mb)"})
+    await response({"type": "http"}, _no_receive, send)
+
+
+async def _no_receive() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
+    """The API over ``kbs``; closing the app (lifespan end) closes every knowledge base it opened."""
+
+    @asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        yield
+        kbs.close()
+
+    api = FastAPI(
+        title="Strata", version="0.1.0", lifespan=lifespan,
+        description="Cited answers over a three-layer knowledge graph in Neo4j. "
+                    "Every knowledge-base route takes `?kb=NAME` (default: the server's knowledge base).",
+    )
+    bearer = HTTPBearer(auto_error=False)
+    upload_lock = threading.Lock()
+    upload_root = settings.upload_dir or Path(tempfile.gettempdir()) / "strata-uploads"
+
+    def authorised(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
+        if settings.token is None:
+            return
+        expected = settings.token.get_secret_value().encode()
+        if credentials is None or not hmac.compare_digest(credentials.credentials.encode(), expected):
+            raise HTTPException(401, "missing or wrong bearer token", headers={"WWW-Authenticate": "Bearer"})
+
+    def service(kb: str | None = Query(None, description="Knowledge base name; default: the server's.")
+                ) -> KnowledgeService:
+        name = kb or settings.default_kb
+        if not _KB_NAME.match(name):
+            raise HTTPException(400, f"invalid knowledge base name {name!r}")
+        try:
+            return kbs.get(name, settings.kbs)
+        except UnknownKnowledgeBase as exc:
+            raise HTTPException(404, str(exc)) from exc
+
+    guarded = [Depends(authorised)]
+
+    @api.exception_handler(CapabilityMissing)
+    async def _missing(_: Request, exc: CapabilityMissing) -> JSONResponse:
+        return JSONResponse(status_code=501, content={"detail": str(exc)})
+
+    @api.exception_handler(Neo4jUnavailable)
+    async def _unavailable(_: Request, exc: Neo4jUnavailable) -> JSONResponse:
+        return JSONResponse(status_code=503, content={"detail": str(exc)})
+
+    @api.exception_handler(StrataError)
+    async def _failed(_: Request, exc: StrataError) -> JSONResponse:
+        return JSONResponse(status_code=400 if isinstance(exc, ConfigError) else 500, content={"detail": str(exc)})
+
+    @api.get("/health", tags=["server"])
+    def health() -> dict[str, Any]:
+        """Liveness: the server runs; lists the knowledge bases it serves. Needs no token."""
+        return {"status": "ok", "default_kb": settings.default_kb, "kbs": sorted(settings.kbs),
+                "auth": settings.token is not None}
+
+    @api.get("/documents", tags=["documents"], dependencies=guarded)
+    def list_documents(kb: KnowledgeService = Depends(service), skip: int = Query(0, ge=0),
+                       limit: int = Query(1000, ge=1, le=10_000)) -> list[DocumentView]:
+        return [DocumentView.of(d) for d in kb.documents(skip=skip, limit=limit)]
+
+    @api.post("/documents", tags=["documents"], dependencies=guarded)
+    def upload(files: list[UploadFile] = File(..., description="Documents to load (PDF, Markdown, HTML, ...)."),
+               kb: KnowledgeService = Depends(service)) -> dict[str, Any]:
+        """Load uploaded files: each is written to a temporary file, loaded, then removed.
+
+        The temporary path is stable per knowledge base and file name, so uploading an unchanged file
+        again is a no-op and a changed one replaces its earlier version (as with ``strata load``).
+        """
+        folder = upload_root / kb.name
+        with upload_lock:
+            folder.mkdir(parents=True, exist_ok=True)
+            paths = [_save(f, folder) for f in files]
+            try:
+                return kb.load(paths).to_json()
+            finally:
+                for path in paths:
+                    path.unlink(missing_ok=True)
+
+    @api.delete("/documents/{key:path}", tags=["documents"], dependencies=guarded)
+    def delete_document(key: str, kb: KnowledgeService = Depends(service)) -> DocumentView:
+        """Delete a document (by id or source path) and everything derived only from it."""
+        if not any(key in (d.id, d.source) for d in kb.documents()):
+            raise HTTPException(404, f"no document with id or source {key!r}")
+        return DocumentView.of(kb.delete(key))
+
+    @api.post("/ask", tags=["answers"], dependencies=guarded)
+    def ask(body: AskRequest, kb: KnowledgeService = Depends(service)) -> AskResponse:
+        """Answer a question with citations (document, page, span), the reasoning trace and a Browser link."""
+        return answer_view(kb.name, kb.ask(body.question, method=body.method), kb.browser_url)
+
+    @api.post("/retrieve", tags=["answers"], dependencies=guarded)
+    def retrieve(body: RetrieveRequest, kb: KnowledgeService = Depends(service)) -> RetrieveResponse:
+        """The top-k chunks for a question, each with its score and how it was found."""
+        return RetrieveResponse(kb=kb.name, hits=kb.retrieve(body.question, k=body.k))
+
+    @api.get("/stats", tags=["server"], dependencies=guarded)
+    def stats(kb: KnowledgeService = Depends(service)) -> StatsView:
+        """Node counts per layer and label, relationship counts, and the state of every index."""
+        return StatsView.of(kb.name, kb.stats())
+
+    static = resources.files("kg").joinpath("static")
+
+    @api.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(str(static.joinpath("index.html")))
+
+    @api.get("/static/{name}", include_in_schema=False)
+    def asset(name: str) -> FileResponse:
+        if name not in {"app.js", "style.css"}:
+            raise HTTPException(404, "no such file")
+        return FileResponse(str(static.joinpath(name)))
+
+    def limit_of(scope: Scope) -> int:
+        is_upload = scope.get("method") == "POST" and scope.get("path") == "/documents"
+        return settings.max_upload_bytes if is_upload else settings.max_body_bytes
+
+    api.add_middleware(BodyLimit, limit_of=limit_of)
+    return api
+
+
+def _save(upload: UploadFile, folder: Path) -> Path:
+    name = _UNSAFE.sub("_", Path(upload.filename or "").name).strip(" .")
+    if not name:
+        raise HTTPException(400, "an uploaded file has no usable name")
+    path = folder / name
+    with path.open("wb") as out:
+        while block := upload.file.read(_UPLOAD_CHUNK):
+            out.write(block)
+    return path

@@ -1,0 +1,138 @@
+"""``strata demo``: load the sample corpus, build every layer, ask one question of each class.
+
+The corpus (``corpus/``) is five documents of a fictional wind-farm operator, Borealis Wind: a fleet
+overview (Markdown), a maintenance policy and a storm incident report (HTML), a gearbox failure history
+with a yearly series (Markdown) and a component failure report with a per-site table (PDF). They link
+to and name each other, so the information-resource layer has references to follow. Re-running is cheap:
+unchanged files are no-ops and only changed documents are distilled again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from kg.api.ports import CapabilityMissing, KnowledgeService
+from kg.api.views import AskResponse, answer_view
+from kg.ingest import LoadReport
+
+__all__ = ["CORPUS", "QUESTIONS", "DemoQuestion", "DemoReport", "run_demo"]
+
+CORPUS = Path(str(resources.files("kg.demo").joinpath("corpus")))
+
+
+@dataclass(frozen=True)
+class DemoQuestion:
+    question_class: str
+    text: str
+
+
+QUESTIONS = (
+    DemoQuestion("factual", "How often is gearbox oil sampled on Borealis Wind turbines?"),
+    DemoQuestion("bridging", "Which turbine model runs at the site that recorded the most gearbox failures in 2024?"),
+    DemoQuestion("quantitative", "How many blade-erosion findings were recorded across all sites in 2024, "
+                                 "and which site had the most?"),
+    DemoQuestion("predictive", "How many gearbox failures should Borealis Wind expect in 2025?"),
+    DemoQuestion("creative", "Propose a pre-winter inspection plan for Kestrel Ridge."),
+)
+
+
+@dataclass
+class DemoReport:
+    kb: str
+    offline: bool
+    load: LoadReport
+    distill: str
+    answers: list[AskResponse] = field(default_factory=list)
+    unavailable: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kb": self.kb, "offline": self.offline, "load": self.load.to_json(), "distill": self.distill,
+                "answers": [a.model_dump(mode="json") for a in self.answers], "unavailable": self.unavailable}
+
+
+def run_demo(
+    service: KnowledgeService,
+    *,
+    offline: bool,
+    console: Console,
+    corpus: Path = CORPUS,
+    questions: tuple[DemoQuestion, ...] = QUESTIONS,
+) -> DemoReport:
+    """Load ``corpus`` into ``service``, distil what changed, ask ``questions``; print for people on ``console``."""
+    console.rule(f"Strata demo: knowledge base {service.name!r}")
+    if offline:
+        console.print("[bold yellow]Running OFFLINE[/]: no LLM is configured (STRATA_LLM_BASE_URL is unset). "
+                      "Layers that need an LLM are built by offline methods, and answers are composed without one.")
+    load = _load(service, corpus, console)
+    report = DemoReport(service.name, offline, load, _distill(service, load, console))
+    for q in questions:
+        try:
+            answer = service.ask(q.text)
+        except CapabilityMissing as exc:
+            console.print(f"[yellow]asking is not available:[/] {exc}", highlight=False)
+            report.unavailable.append("ask")
+            break
+        view = answer_view(service.name, answer, service.browser_url)
+        report.answers.append(view)
+        _print_answer(console, q, view)
+    return report
+
+
+def _load(service: KnowledgeService, corpus: Path, console: Console) -> LoadReport:
+    files = sorted(p for p in corpus.iterdir() if p.is_file())
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task("loading the sample corpus", total=len(files))
+
+        def step(path: Path, done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total, description=f"loading {path.name}")
+
+        load = service.load(files, progress=step)
+    console.print(f"Corpus {corpus}: {load.summary()}", highlight=False)
+    for f in load.files:
+        if f.error:
+            console.print(f"[red]{Path(f.path).name}: {f.error}[/]", highlight=False)
+    return load
+
+
+def _distill(service: KnowledgeService, load: LoadReport, console: Console) -> str:
+    """Distil the documents that changed, or all of them while the distilled layer is still empty."""
+    changed = [f.document_id for f in load.files if f.status in ("loaded", "replaced") and f.document_id]
+    if service.stats().by_layer()["distilled"] == 0:
+        changed = [d.id for d in service.documents()]
+    if not changed:
+        console.print("Distilled layer: up to date (no document changed).")
+        return "up to date"
+    try:
+        with console.status(f"Distilling {len(changed)} documents..."):
+            result = service.distill(document_ids=changed)
+    except CapabilityMissing as exc:
+        console.print(f"[yellow]Distilled layer not built:[/] {exc}", highlight=False)
+        return "unavailable"
+    console.print(f"Distilled layer built for {len(changed)} documents: {result}", highlight=False)
+    return "built"
+
+
+def _print_answer(console: Console, q: DemoQuestion, view: AskResponse) -> None:
+    a = view.answer
+    mode = " [yellow](offline)[/]" if a.offline else ""
+    console.rule(f"{q.question_class} question")
+    console.print(f"[bold]Q:[/] {escape(q.text)}", highlight=False)
+    how = a.method + (f", {a.question_class}" if a.question_class else "")
+    console.print(f"[bold]A[/] ({escape(how)}){mode}: {escape(a.answer)}", highlight=False)
+    for c in view.citations:
+        start, end = c.highlight
+        span = " ".join(c.chunk_text[start:end].split())
+        page = f", page {c.page}" if c.page else ""
+        console.print(f"  [{c.marker}] {c.title}{page}, characters {c.char_start}-{c.char_end}: "
+                      f"\"{span[:160]}{'...' if len(span) > 160 else ''}\"", highlight=False, markup=False)
+    if view.browser_link:
+        console.print(f"  Evidence in the Neo4j Browser: {view.browser_link}", highlight=False, markup=False,
+                      soft_wrap=True)

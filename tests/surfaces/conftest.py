@@ -1,0 +1,59 @@
+"""Fixtures for the user surfaces: Strata clients over the session's real Neo4j, and the API over them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from kg.api import ApiSettings, KnowledgeBases, create_app
+from kg.client import Strata
+from kg.embeddings import HashingEmbedder
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
+from kg.server import Endpoint
+from kg.settings import LocalServerSettings, Settings
+from tests.conftest import TestServer
+from tests.surfaces.fulltext import FullTextService
+
+EMBEDDER = HashingEmbedder(dimensions=64)
+
+
+@pytest.fixture
+def make_kb(store: GraphStore, neo4j_server: TestServer, tmp_path: Path) -> Callable[[str], Strata]:
+    """A Strata client named ``kb`` over the wiped test database (settings built here, not from the env)."""
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    http = neo4j_server.local.settings.http_port if neo4j_server.local else 7474
+    endpoint = Endpoint(neo4j_server.uri, neo4j_server.user, neo4j_server.password, None, "local",
+                        f"http://127.0.0.1:{http}/browser/")
+
+    def make(kb: str = "default") -> Strata:
+        home = tmp_path / "home" / kb
+        settings = Settings(home=home, cache_dir=tmp_path / "cache", kb=kb,
+                            local=LocalServerSettings(home=home / "neo4j", cache_dir=tmp_path / "cache"),
+                            batch_size=100, chunk_tokens=120, chunk_overlap=16)
+        return Strata(settings, store, EMBEDDER, endpoint)
+
+    return make
+
+
+@pytest.fixture
+def service(make_kb: Callable[[str], Strata]) -> FullTextService:
+    return FullTextService(make_kb("default"))
+
+
+@pytest.fixture
+def client_for(service: FullTextService) -> Iterator[Callable[..., TestClient]]:
+    """A TestClient over the API for ``service``'s knowledge base, with the given :class:`ApiSettings` fields."""
+    opened: list[TestClient] = []
+
+    def make(**fields: object) -> TestClient:
+        client = TestClient(create_app(KnowledgeBases(lambda name: service), ApiSettings.model_validate(fields)))
+        opened.append(client)
+        return client
+
+    yield make
+    for client in opened:
+        client.close()

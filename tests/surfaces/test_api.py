@@ -1,0 +1,114 @@
+"""The REST API against the real Neo4j: health, documents, retrieve/ask through the port, token, size limits."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+from fastapi.testclient import TestClient
+
+from kg.demo import CORPUS
+from kg.graph.store import GraphStore
+from tests.surfaces.fulltext import FullTextService
+
+Client = Callable[..., TestClient]
+
+
+def upload(client: TestClient, *names: str, **params: str) -> dict[str, object]:
+    files = [("files", (name, (CORPUS / name).read_bytes())) for name in names]
+    response = client.post("/documents", files=files, params=params)
+    assert response.status_code == 200, response.text
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_health_and_openapi(client_for: Client) -> None:
+    client = client_for(token="s3cret")
+    health = client.get("/health")
+    assert health.status_code == 200
+    assert health.json() == {"status": "ok", "default_kb": "default", "kbs": ["default"], "auth": True}
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {"/health", "/documents", "/documents/{key}", "/ask", "/retrieve", "/stats"} <= set(paths)
+
+
+def test_upload_list_delete(client_for: Client, store: GraphStore) -> None:
+    client = client_for()
+    report = upload(client, "fleet-overview.md", "failure-report-2024.pdf")
+    assert [f["status"] for f in report["files"]] == ["loaded", "loaded"]  # type: ignore[index]
+    # The temporary files are gone once loaded.
+    assert not any(Path(f["path"]).exists() for f in report["files"])  # type: ignore[index]
+    docs = {d["title"]: d for d in client.get("/documents").json()}
+    assert set(docs) == {"Borealis Wind fleet overview", "Component failure report 2024"}
+    assert docs["Component failure report 2024"]["pages"] == 2
+    assert all(d["chunks"] > 0 for d in docs.values())
+    # Uploading the same file again is a no-op, as with `strata load`.
+    again = upload(client, "fleet-overview.md")
+    assert [f["status"] for f in again["files"]] == ["unchanged"]  # type: ignore[index]
+
+    pdf_id = docs["Component failure report 2024"]["id"]
+    deleted = client.delete(f"/documents/{pdf_id}")
+    assert deleted.status_code == 200 and deleted.json()["id"] == pdf_id
+    assert [d["id"] for d in client.get("/documents").json()] == [docs["Borealis Wind fleet overview"]["id"]]
+    assert store.query("MATCH (c:Chunk {document_id: $id}) RETURN count(c) AS n", id=pdf_id) == [{"n": 0}]
+    missing = client.delete(f"/documents/{pdf_id}")
+    assert missing.status_code == 404 and pdf_id in missing.json()["detail"]
+
+
+def test_retrieve_and_ask_through_the_port(client_for: Client, service: FullTextService, store: GraphStore) -> None:
+    client = client_for()
+    upload(client, "failure-report-2024.pdf", "maintenance-policy.html")
+
+    response = client.post("/retrieve", json={"question": "gearbox oil sampled", "k": 2})
+    assert response.status_code == 200, response.text
+    hits = response.json()
+    assert hits["kb"] == "default" and 1 <= len(hits["hits"]) <= 2
+    assert "Gearbox oil is sampled every 6 months" in hits["hits"][0]["text"]
+
+    response = client.post("/ask", json={"question": "How often is gearbox oil sampled?"})
+    assert response.status_code == 200, response.text
+    data = response.json()
+    assert "every 6 months" in data["answer"]["answer"]
+    assert data["answer"]["trace"] and data["answer"]["offline"] is True
+    first = data["citations"][0]
+    start, end = first["highlight"]
+    cited = first["chunk_text"][start:end]
+    assert "Gearbox oil is sampled every 6 months" in cited
+    assert first["title"] == "Borealis Wind maintenance policy" and end - start < len(first["chunk_text"])
+    # The cited span is the document's text at the cited offsets.
+    assert first["char_end"] - first["char_start"] == end - start
+
+    link = urlparse(data["browser_link"])
+    assert (link.path, parse_qs(link.query)["cmd"]) == ("/browser/", ["edit"])
+    assert parse_qs(link.query)["arg"] == [data["evidence_cypher"]]
+    rows = store.query(data["evidence_cypher"])
+    chunk_ids = {c["chunk_id"] for c in data["citations"]}
+    assert {r["path"][-1]["id"] for r in rows} == chunk_ids
+    assert all(r["path"][0]["title"] for r in rows)  # each chunk reached from its document
+
+
+def test_bearer_token(client_for: Client) -> None:
+    client = client_for(token="s3cret")
+    assert client.get("/documents").status_code == 401
+    wrong = client.get("/documents", headers={"Authorization": "Bearer nope"})
+    assert wrong.status_code == 401 and wrong.headers["www-authenticate"] == "Bearer"
+    assert client.get("/documents", headers={"Authorization": "Bearer s3cret"}).status_code == 200
+    assert client.get("/").status_code == 200  # the page itself is public; its API calls carry the token
+
+
+def test_oversize_requests_get_413(client_for: Client) -> None:
+    client = client_for(max_upload_bytes=2048, max_body_bytes=512)
+    big = [("files", ("big.md", b"# Big\n\n" + b"word " * 2000))]
+    response = client.post("/documents", files=big)
+    assert response.status_code == 413
+    assert "the limit is 2048 bytes" in response.json()["detail"]
+
+    def stream() -> Iterator[bytes]:  # no Content-Length: the limit is enforced while the body streams in
+        yield b'--b\r\nContent-Disposition: form-data; name="files"; filename="big.md"\r\n\r\n'
+        yield from (b"word " * 200 for _ in range(5))
+        yield b"\r\n--b--\r\n"
+
+    streamed = client.post("/documents", content=stream(), headers={"Content-Type": "multipart/form-data; boundary=b"})
+    assert streamed.status_code == 413
+    question = client.post("/ask", json={"question": "why " * 400})
+    assert question.status_code == 413 and "limit is 512 bytes" in question.json()["detail"]
+    assert client.get("/documents").json() == []

@@ -1,0 +1,69 @@
+"""The ``strata`` command line: every command has --help and --json, config hides secrets, stats per layer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+from typer.testing import CliRunner
+
+from kg.cli import app
+from kg.cli import commands as _commands  # noqa: F401  (registers the commands)
+from kg.demo import CORPUS
+from kg.graph.store import GraphStore
+from tests.conftest import TestServer
+
+runner = CliRunner()
+
+
+def command_paths() -> list[list[str]]:
+    def walk(command: Any, prefix: list[str]) -> list[list[str]]:
+        # Typer ships its own click, so groups are recognised by their sub-commands.
+        if hasattr(command, "commands"):
+            return [p for name, sub in command.commands.items() for p in walk(sub, [*prefix, name])]
+        return [prefix]
+    return walk(typer.main.get_command(app), [])
+
+
+def test_every_command_has_help_and_json() -> None:
+    paths = command_paths()
+    assert {"serve", "demo", "config", "stats"} <= {p[-1] for p in paths}
+    for path in paths:
+        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, (path, result.output)
+        assert "--json" in result.output, f"strata {' '.join(path)} has no --json"
+
+
+@pytest.mark.parametrize("json_flag", [[], ["--json"]])
+def test_config_never_shows_secrets(tmp_path: Path, json_flag: list[str]) -> None:
+    env = {"STRATA_HOME": str(tmp_path), "STRATA_LLM_API_KEY": "sk-live-0123456789abcdef",
+           "STRATA_LLM_BASE_URL": "https://llm.example/v1", "STRATA_NEO4J_URI": "neo4j://db.example:7687",
+           "STRATA_NEO4J_PASSWORD": "neo4j-pass-abcdef", "COLUMNS": "200"}
+    result = runner.invoke(app, ["config", *json_flag], env=env)
+    assert result.exit_code == 0, result.output
+    assert "https://llm.example/v1" in result.output  # the configuration is shown...
+    assert "sk-live-0123456789abcdef" not in result.output  # ...but not its secrets
+    assert "neo4j-pass-abcdef" not in result.output
+    if json_flag:
+        data = json.loads(result.stdout)
+        assert data["llm"]["api_key"] == data["neo4j"]["password"] == "**********"
+
+
+def test_stats_counts_per_layer_and_index_state(neo4j_server: TestServer, store: GraphStore, tmp_path: Path) -> None:
+    env = {"STRATA_HOME": str(tmp_path), "STRATA_NEO4J_URI": neo4j_server.uri, "STRATA_NEO4J_USER": neo4j_server.user,
+           "STRATA_NEO4J_PASSWORD": neo4j_server.password, "STRATA_EMBEDDER": "hash", "COLUMNS": "200"}
+    loaded = runner.invoke(app, ["load", str(CORPUS / "gearbox-history.md"), "--json", "-"], env=env)
+    assert loaded.exit_code == 0, loaded.output
+    result = runner.invoke(app, ["stats", "--json"], env=env)
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["layers"]["information-resource"] == 1
+    assert data["layers"]["corpus"] == data["nodes"]["Section"] + data["nodes"]["Chunk"] + data["nodes"]["Table"] > 1
+    assert data["layers"]["distilled"] == 0
+    assert data["relationships"]["HAS_CHUNK"] == data["nodes"]["Chunk"]
+    assert {i["name"]: i["state"] for i in data["indexes"]}["chunk_text"] == "ONLINE"
+    table = runner.invoke(app, ["stats"], env=env)
+    assert table.exit_code == 0 and "information-resource" in table.output and "chunk_text" in table.output
