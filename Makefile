@@ -16,10 +16,12 @@ install: $(STAMP)
 
 ## The demo: start Neo4j, load the sample corpus, build every layer, ask questions.
 demo: $(STAMP)
+	scripts/system-deps
 	$(BIN)/strata demo
 
 ## The whole test suite against a real Neo4j (provisioned locally when none is given).
 test: $(STAMP)
+	scripts/system-deps --test
 	$(BIN)/python -m pytest
 
 ## Lint and type checks, as CI runs them.
