@@ -11,6 +11,7 @@ from fastapi.testclient import TestClient
 from kg.api import ApiSettings, KnowledgeBases, create_app
 from kg.client import Strata
 from kg.embeddings import HashingEmbedder
+from kg.llm import OfflineLLM
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
 from kg.server import Endpoint
@@ -34,7 +35,7 @@ def make_kb(store: GraphStore, neo4j_server: TestServer, tmp_path: Path) -> Call
         settings = Settings(home=home, cache_dir=tmp_path / "cache", kb=kb,
                             local=LocalServerSettings(home=home / "neo4j", cache_dir=tmp_path / "cache"),
                             batch_size=100, chunk_tokens=120, chunk_overlap=16)
-        return Strata(settings, store, EMBEDDER, endpoint)
+        return Strata(settings, store, EMBEDDER, endpoint, OfflineLLM())
 
     return make
 
