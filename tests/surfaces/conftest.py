@@ -11,9 +11,9 @@ from fastapi.testclient import TestClient
 from kg.api import ApiSettings, KnowledgeBases, create_app
 from kg.client import Strata
 from kg.embeddings import HashingEmbedder
-from kg.llm import OfflineLLM
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
+from kg.llm import OfflineLLM
 from kg.server import Endpoint
 from kg.settings import LocalServerSettings, Settings
 from tests.conftest import TestServer
