@@ -25,9 +25,12 @@ __all__ = ["MARKER", "check_citations", "extractive_answer", "render_evidence", 
 
 MARKER = re.compile(r"\[(\d+)\]")
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset(
-    ["a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "is", "are", "was", "were", "be", "been", "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "did", "does", "do", "that", "this", "these", "those", "it", "its", "as", "than", "into", "about", "both"]
-)
+_STOP = frozenset({
+    "a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "is", "are",
+    "was", "were", "be", "been", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+    "did", "does", "do", "that", "this", "these", "those", "it", "its", "as", "than", "into", "about",
+    "both"
+})
 
 
 def render_evidence(evidence: Sequence[Hit], *, start: int = 1) -> str:
