@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from kg.graph.store import GraphStore
-from kg.llm import LLM, CitedAnswer, detect_language, load_prompt
+from kg.llm import LLM, CitedAnswer, Message, detect_language, load_prompt
 from kg.llm.prompts import PROMPTS_DIR
 from kg.retrieval.base import Hit
 from reasoning.evidence import check_citations, extractive_answer, render_evidence
@@ -61,12 +61,17 @@ class Run:
         """Append a trace step of kind ``step``."""
         self.trace.append(TraceStep(index=len(self.trace) + 1, kind=step, detail=detail))
 
-    def task(self, task: str, schema: type[M], **fields: Any) -> M:
-        """Complete an LLM task: its prompt from ``kg/prompts`` or ``reasoning/prompts``, in the question's
-        language; the model is the task's (``LLMSettings.task_models``) or the default one."""
+    def messages(self, task: str, **fields: Any) -> tuple[list[Message], int]:
+        """The chat messages of ``task`` (prompt from ``kg/prompts`` or ``reasoning/prompts``, in the
+        question's language) and the prompt's version."""
         folder = REASONING_PROMPTS if (REASONING_PROMPTS / f"{task}.en.txt").is_file() else PROMPTS_DIR
         prompt = load_prompt(task, detect_language(self.question), folder=folder)
-        return self.llm.complete_structured(task, prompt.messages(**fields), schema, prompt_version=prompt.version)
+        return prompt.messages(**fields), prompt.version
+
+    def task(self, task: str, schema: type[M], **fields: Any) -> M:
+        """Complete an LLM task; the model is the task's (``LLMSettings.task_models``) or the default one."""
+        messages, version = self.messages(task, **fields)
+        return self.llm.complete_structured(task, messages, schema, prompt_version=version)
 
     def usage(self) -> LLMUsage:
         return _minus(usage_snapshot(self.llm), self.start)

@@ -10,13 +10,15 @@ from rich.console import Console
 
 from kg.settings import Settings
 
-__all__ = ["app", "console", "emit_json", "neo4j_app", "settings_of"]
+__all__ = ["app", "console", "emit_json", "eval_app", "neo4j_app", "settings_of"]
 
 app = typer.Typer(help="Strata: a three-layer knowledge graph in Neo4j, and cited answers over it.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 neo4j_app = typer.Typer(help="Run the local Neo4j server Strata provisions (no Docker needed).",
                         no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
+eval_app = typer.Typer(help="Evaluate Strata on benchmark data, in an isolated Neo4j.", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
 console = Console(stderr=True)
 
 

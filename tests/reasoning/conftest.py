@@ -30,7 +30,8 @@ DOCS = {
                   "approved. In 2021, 14 biosimilars were approved. In 2022, 16 biosimilars were approved."),
 }
 ATOMS = {
-    "renee": ["Who succeeded Bob Edwards as host of Morning Edition?", "When did Renée Montagne co-host Morning Edition?"],
+    "renee": ["Who succeeded Bob Edwards as host of Morning Edition?",
+              "When did Renée Montagne co-host Morning Edition?"],
     "bob": ["Which program did Bob Edwards host first?", "When was Bob Edwards born?"],
     "inskeep": ["Who hosts Morning Edition with Steve Inskeep?"],
     "approvals": ["How many biosimilars were approved in 2021?"],
