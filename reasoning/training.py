@@ -53,10 +53,12 @@ Scorer = Callable[[str, Sequence[str]], float]
 
 @dataclass
 class UCBState:
-    """Algorithm 2's dictionaries: S (scores, 0 by default) and V (visits, 1 by default)."""
+    """Algorithm 2's dictionaries: S (scores, 0 by default) and V (visits, 1 by default); ``hits`` keeps
+    each scored chunk so a later rollout can show it."""
 
     scores: dict[str, float] = field(default_factory=dict)
     visits: dict[str, int] = field(default_factory=dict)
+    hits: dict[str, Hit] = field(default_factory=dict)
 
     def ucb(self, chunk_id: str, t: int, alpha: float) -> float:
         return self.scores.get(chunk_id, 0.0) + alpha * math.sqrt(math.log(t) / self.visits.get(chunk_id, 1))
@@ -121,11 +123,10 @@ def _rollout(run: Run, state: UCBState, rollout: int, qid: str, gold: Sequence[s
     traj = Trajectory(question_id=qid, question=run.question, rollout=rollout, gold=list(gold))
     before = usage_snapshot(run.llm).calls
     context: list[Hit] = []
-    seen: dict[str, Hit] = {}
     for t in range(1, s.max_steps + 1):
         used = [h.chunk_id for h in context]
         sampled = state.choose(t, s.ucb_alpha, exclude=used)
-        shown = context + ([seen[sampled]] if sampled else [])
+        shown = context + ([state.hits[sampled]] if sampled else [])
         messages, version = run.messages("question_proposals", question=run.question,
                                          context=render_evidence(shown), max_proposals=s.max_proposals)
         out = run.llm.complete_structured("question_proposals", messages, QuestionProposals, prompt_version=version)
@@ -139,7 +140,7 @@ def _rollout(run: Run, state: UCBState, rollout: int, qid: str, gold: Sequence[s
         found = collect_candidates(run, proposals, k=s.explore_k, threshold=s.explore_threshold, exclude=used)
         relevant = []
         for proposal, cand in found:
-            seen[cand.hit.chunk_id] = cand.hit
+            state.hits[cand.hit.chunk_id] = cand.hit
             if cand.score >= s.atom_threshold:
                 relevant.append((proposal, cand))
             else:
