@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
@@ -31,6 +31,9 @@ from kg.ingest import Ingestor, LoadReport, Progress
 from kg.llm import LLM, make_llm
 from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
+
+if TYPE_CHECKING:
+    from reasoning import Answer, ReasoningSettings
 
 __all__ = ["LAYERS", "AsyncStrata", "DocumentInfo", "Stats", "Strata"]
 
@@ -157,6 +160,15 @@ class Strata:
 
     def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
         return [DocumentInfo(**row) for row in self.store.read("graph/list_documents", skip=skip, limit=limit)]
+
+    def ask(self, question: str, *, method: str = "auto", settings: ReasoningSettings | None = None) -> Answer:
+        """Answer ``question`` with citations (see :func:`reasoning.answer`); the LLM comes from the settings."""
+        from kg.llm import make_llm
+        from reasoning import answer
+
+        with make_llm(self.settings.llm, cache_dir=self.settings.cache_dir) as llm:
+            return answer(question, store=self.store, embedder=self.embedder, llm=llm, method=method,
+                          settings=settings)
 
     def stats(self) -> Stats:
         nodes = {label: self.store.query(cypher.render("meta/count_label", label=label))[0]["count"]

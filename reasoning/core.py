@@ -1,0 +1,112 @@
+"""What every reasoning method shares: the run context, LLM task calls, usage and cited answers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from kg.graph.store import GraphStore
+from kg.llm import LLM, CitedAnswer, Message, detect_language, load_prompt
+from kg.llm.prompts import PROMPTS_DIR
+from kg.retrieval.base import Hit
+from reasoning.evidence import check_citations, extractive_answer, render_evidence
+from reasoning.ports import Ports
+from reasoning.settings import ReasoningSettings
+from reasoning.types import Answer, LLMUsage, TraceStep
+
+__all__ = ["REASONING_PROMPTS", "Run", "usage_snapshot"]
+
+REASONING_PROMPTS = Path(str(resources.files("reasoning") / "prompts"))
+M = TypeVar("M", bound=BaseModel)
+
+
+def usage_snapshot(llm: LLM) -> LLMUsage:
+    """The LLM's accounting totals now (calls, tokens, calls per task)."""
+    data = llm.accounting.to_json()
+    return LLMUsage(calls=data["calls"], prompt_tokens=data["prompt_tokens"],
+                    completion_tokens=data["completion_tokens"],
+                    by_task={task: usage["calls"] for task, usage in data["by_task"].items()})
+
+
+def _minus(after: LLMUsage, before: LLMUsage) -> LLMUsage:
+    return LLMUsage(
+        calls=after.calls - before.calls, prompt_tokens=after.prompt_tokens - before.prompt_tokens,
+        completion_tokens=after.completion_tokens - before.completion_tokens,
+        by_task={t: n - before.by_task.get(t, 0) for t, n in after.by_task.items() if n - before.by_task.get(t, 0)},
+    )
+
+
+@dataclass
+class Run:
+    """One question being answered: its collaborators, settings and the trace collected so far."""
+
+    question: str
+    store: GraphStore
+    llm: LLM
+    ports: Ports
+    settings: ReasoningSettings
+    trace: list[TraceStep] = field(default_factory=list)
+    start: LLMUsage = field(default_factory=LLMUsage)
+
+    @property
+    def offline(self) -> bool:
+        return self.llm.offline
+
+    def note(self, step: str, /, **detail: Any) -> None:
+        """Append a trace step of kind ``step``."""
+        self.trace.append(TraceStep(index=len(self.trace) + 1, kind=step, detail=detail))
+
+    def messages(self, task: str, **fields: Any) -> tuple[list[Message], int]:
+        """The chat messages of ``task`` (prompt from ``kg/prompts`` or ``reasoning/prompts``, in the
+        question's language) and the prompt's version."""
+        folder = REASONING_PROMPTS if (REASONING_PROMPTS / f"{task}.en.txt").is_file() else PROMPTS_DIR
+        prompt = load_prompt(task, detect_language(self.question), folder=folder)
+        return prompt.messages(**fields), prompt.version
+
+    def task(self, task: str, schema: type[M], **fields: Any) -> M:
+        """Complete an LLM task; the model is the task's (``LLMSettings.task_models``) or the default one."""
+        messages, version = self.messages(task, **fields)
+        return self.llm.complete_structured(task, messages, schema, prompt_version=version)
+
+    def usage(self) -> LLMUsage:
+        return _minus(usage_snapshot(self.llm), self.start)
+
+    def finish(self, answer: Answer) -> Answer:
+        """Attach the trace and the usage of this run to ``answer``."""
+        usage = self.usage()
+        return answer.model_copy(update={
+            "trace": [*self.trace, *answer.trace], "usage": usage,
+            "llm": {"calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens, "by_task": usage.by_task},
+        })
+
+    def extractive(self, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
+        """The offline answer: the best-supported sentence of the top evidence, said to be offline."""
+        text, support = extractive_answer(self.question, evidence)
+        if not evidence:
+            text = "offline extractive answer: no evidence was found"
+        _, citations, _ = check_citations(text, evidence)
+        self.note("offline_extractive", support=support, top_score=evidence[0].score if evidence else None)
+        return Answer(question=self.question, answer=text, method=method, offline=True, citations=citations,
+                      evidence=list(evidence), **extra)
+
+    def cited(self, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
+        """Answer from ``evidence`` (task ``answer``), keeping only citations of the evidence given."""
+        if self.offline:
+            return self.extractive(method, evidence, **extra)
+        out = self.task("answer", CitedAnswer, question=self.question, context=render_evidence(evidence))
+        return self.checked(method, out.answer, evidence, out.citations, **extra)
+
+    def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (),
+                **extra: Any) -> Answer:
+        """An LLM answer whose ``[n]`` markers are checked against the evidence it was given."""
+        cleaned, citations, dropped = check_citations(text, evidence, listed)
+        if dropped:
+            self.note("citations_dropped", markers=dropped, evidence_given=len(evidence))
+        return Answer(question=self.question, answer=cleaned, method=method, offline=False, citations=citations,
+                      evidence=list(evidence), dropped_markers=dropped, **extra)

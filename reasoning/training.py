@@ -1,0 +1,233 @@
+"""Decomposer training data (PIKE-RAG 5.3.3, Algorithm 2) and its export for fine-tuning.
+
+Trajectories are collected per question with UCB context sampling: the score dictionary S holds, for
+each chunk met through an atom whose similarity to the proposals was below delta (but above delta'), the
+sum of those similarities; the visit dictionary V counts how often each chunk entered a context (initially 1).
+At step t the chunk ``argmax_c S(c) + alpha * sqrt(ln t / V(c))`` (outside the context) is shown to the
+proposer with the context, which diversifies the proposals. S and V persist across a question's rollouts.
+Each trajectory's answer is scored against the gold answers.
+
+Export, in OpenAI's fine-tuning chat format: SFT examples ``{"messages": [..., assistant]}`` from the
+chosen proposals of the best-scored trajectories, and DPO pairs ``{"input": {"messages": [...]},
+"preferred_output": [assistant], "non_preferred_output": [assistant]}`` from two proposals chosen in the
+same state whose trajectories scored differently. A model fine-tuned on them is used by naming it for the
+proposal task: ``LLMSettings(task_models={"question_proposals": "ft:..."})``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from kg.errors import ConfigError
+from kg.graph.store import GraphStore
+from kg.llm import LLM, AtomSelection, Message, QuestionProposals
+from kg.retrieval.base import Hit
+from reasoning.core import Run, usage_snapshot
+from reasoning.decompose import collect_candidates, render_candidates
+from reasoning.evidence import render_evidence, strip_markers
+from reasoning.ports import Ports
+from reasoning.settings import ReasoningSettings
+
+__all__ = [
+    "PreferencePair",
+    "SFTExample",
+    "Trajectory",
+    "TrajectoryStep",
+    "UCBState",
+    "collect_trajectories",
+    "dpo_pairs",
+    "sft_examples",
+    "write_training_data",
+]
+
+Scorer = Callable[[str, Sequence[str]], float]
+
+
+@dataclass
+class UCBState:
+    """Algorithm 2's dictionaries: S (scores, 0 by default) and V (visits, 1 by default); ``hits`` keeps
+    each scored chunk so a later rollout can show it."""
+
+    scores: dict[str, float] = field(default_factory=dict)
+    visits: dict[str, int] = field(default_factory=dict)
+    hits: dict[str, Hit] = field(default_factory=dict)
+
+    def ucb(self, chunk_id: str, t: int, alpha: float) -> float:
+        return self.scores.get(chunk_id, 0.0) + alpha * math.sqrt(math.log(t) / self.visits.get(chunk_id, 1))
+
+    def choose(self, t: int, alpha: float, exclude: Iterable[str] = ()) -> str | None:
+        """Line 5: the chunk of S with the highest upper confidence bound (None when S has none left)."""
+        skip = set(exclude)
+        pool = [c for c in self.scores if c not in skip]
+        return max(pool, key=lambda c: self.ucb(c, t, alpha)) if pool else None
+
+    def add_score(self, chunk_id: str, similarity: float) -> None:
+        """Line 13: a near-miss chunk's score grows by its best similarity."""
+        self.scores[chunk_id] = self.scores.get(chunk_id, 0.0) + similarity
+
+    def visit(self, chunk_id: str) -> None:
+        """Lines 23-24: a chunk taken into the context has its score reset and one more visit."""
+        self.scores[chunk_id] = 0.0
+        self.visits[chunk_id] = self.visits.get(chunk_id, 1) + 1
+
+
+class TrajectoryStep(BaseModel):
+    """One proposal step: the state shown (context and sampled chunk), the prompt, and what was chosen."""
+
+    index: int
+    context_chunk_ids: list[str]
+    sampled_chunk_id: str | None = None
+    messages: list[dict[str, str]]
+    proposals: list[str] = Field(default_factory=list)
+    sufficient: bool = False
+    chosen_proposal: str | None = None
+    chosen_chunk_id: str | None = None
+
+
+class Trajectory(BaseModel):
+    question_id: str
+    question: str
+    rollout: int
+    steps: list[TrajectoryStep] = Field(default_factory=list)
+    stop_reason: str = "max_steps"
+    answer: str = ""
+    gold: list[str] = Field(default_factory=list)
+    score: float = 0.0
+    llm_calls: int = 0
+
+
+class SFTExample(BaseModel):
+    """OpenAI chat fine-tuning line."""
+
+    messages: list[dict[str, str]]
+
+
+class PreferencePair(BaseModel):
+    """OpenAI preference (DPO) fine-tuning line."""
+
+    input: dict[str, list[dict[str, str]]]
+    preferred_output: list[dict[str, str]]
+    non_preferred_output: list[dict[str, str]]
+
+
+def _rollout(run: Run, state: UCBState, rollout: int, qid: str, gold: Sequence[str], scorer: Scorer) -> Trajectory:
+    s = run.settings
+    traj = Trajectory(question_id=qid, question=run.question, rollout=rollout, gold=list(gold))
+    before = usage_snapshot(run.llm).calls
+    context: list[Hit] = []
+    for t in range(1, s.max_steps + 1):
+        used = [h.chunk_id for h in context]
+        sampled = state.choose(t, s.ucb_alpha, exclude=used)
+        shown = context + ([state.hits[sampled]] if sampled else [])
+        messages, version = run.messages("question_proposals", question=run.question,
+                                         context=render_evidence(shown), max_proposals=s.max_proposals)
+        out = run.llm.complete_structured("question_proposals", messages, QuestionProposals, prompt_version=version)
+        proposals = list(dict.fromkeys(p.strip() for p in out.proposals if p.strip()))[: s.max_proposals]
+        step = TrajectoryStep(index=t, context_chunk_ids=used, sampled_chunk_id=sampled, messages=list(messages),
+                              proposals=proposals, sufficient=out.sufficient)
+        traj.steps.append(step)
+        if out.sufficient or not proposals:
+            traj.stop_reason = "sufficient" if out.sufficient else "no_proposals"
+            break
+        found = collect_candidates(run, proposals, k=s.explore_k, threshold=s.explore_threshold, exclude=used)
+        relevant = []
+        for proposal, cand in found:
+            state.hits[cand.hit.chunk_id] = cand.hit
+            if cand.score >= s.atom_threshold:
+                relevant.append((proposal, cand))
+            else:
+                state.add_score(cand.hit.chunk_id, cand.score)
+        if not relevant:
+            traj.stop_reason = "no_candidates"
+            break
+        selection = run.task("atom_selection", AtomSelection, question=run.question,
+                             context=render_evidence(context), candidates=render_candidates(relevant))
+        if selection.index is None or not 0 <= selection.index < len(relevant):
+            traj.stop_reason = "none_selected"
+            break
+        proposal, chosen = relevant[selection.index]
+        step.chosen_proposal, step.chosen_chunk_id = proposal, chosen.hit.chunk_id
+        context.append(chosen.hit)
+        state.visit(chosen.hit.chunk_id)
+    answer = run.cited("decompose", context)
+    traj.answer = strip_markers(answer.answer)
+    traj.score = scorer(traj.answer, gold)
+    traj.llm_calls = usage_snapshot(run.llm).calls - before
+    return traj
+
+
+def collect_trajectories(
+    question: str, gold: Sequence[str], *, question_id: str, store: GraphStore, llm: LLM, ports: Ports,
+    settings: ReasoningSettings, scorer: Scorer,
+) -> list[Trajectory]:
+    """``settings.rollouts`` trajectories of Algorithm 2 for one question, sharing S and V."""
+    if llm.offline:
+        raise ConfigError("collecting decomposer training data needs an LLM: set STRATA_LLM_BASE_URL")
+    state = UCBState()
+    run = Run(question=question, store=store, llm=llm, ports=ports, settings=settings)
+    return [_rollout(run, state, r, question_id, gold, scorer) for r in range(settings.rollouts)]
+
+
+def _assistant(proposal: str) -> list[dict[str, str]]:
+    return [{"role": "assistant", "content": json.dumps({"proposals": [proposal], "sufficient": False},
+                                                         ensure_ascii=False)}]
+
+
+def sft_examples(trajectories: Sequence[Trajectory], *, min_score: float = 0.5) -> list[SFTExample]:
+    """Chosen proposals of each question's best trajectory, when it scored at least ``min_score``."""
+    best: dict[str, Trajectory] = {}
+    for traj in trajectories:
+        if traj.score >= min_score and (traj.question_id not in best or traj.score > best[traj.question_id].score):
+            best[traj.question_id] = traj
+    return [
+        SFTExample(messages=[*step.messages, *_assistant(step.chosen_proposal)])
+        for traj in best.values() for step in traj.steps if step.chosen_proposal
+    ]
+
+
+def dpo_pairs(trajectories: Sequence[Trajectory]) -> list[PreferencePair]:
+    """Pairs of different proposals chosen in the same state (same prompt), the higher-scored preferred."""
+    by_state: dict[str, list[tuple[float, str, list[Message]]]] = {}
+    for traj in trajectories:
+        for step in traj.steps:
+            if step.chosen_proposal:
+                key = json.dumps(step.messages, sort_keys=True)
+                by_state.setdefault(key, []).append((traj.score, step.chosen_proposal, step.messages))
+    pairs = []
+    for options in by_state.values():
+        for (sa, pa, messages), (sb, pb, _) in combinations(options, 2):
+            if sa == sb or pa == pb:
+                continue
+            (hi, lo) = (pa, pb) if sa > sb else (pb, pa)
+            pairs.append(PreferencePair(input={"messages": list(messages)}, preferred_output=_assistant(hi),
+                                        non_preferred_output=_assistant(lo)))
+    return pairs
+
+
+def _jsonl(path: Path, rows: Iterable[BaseModel]) -> int:
+    n = 0
+    with path.open("w", encoding="utf-8") as fh:
+        for row in rows:
+            fh.write(row.model_dump_json() + "\n")
+            n += 1
+    return n
+
+
+def write_training_data(trajectories: Sequence[Trajectory], out: Path, *, min_score: float = 0.5
+                        ) -> Mapping[str, Any]:
+    """Write trajectories.jsonl, sft.jsonl and dpo.jsonl into ``out``; returns the counts and paths."""
+    out.mkdir(parents=True, exist_ok=True)
+    counts = {
+        "trajectories": _jsonl(out / "trajectories.jsonl", trajectories),
+        "sft": _jsonl(out / "sft.jsonl", sft_examples(trajectories, min_score=min_score)),
+        "dpo": _jsonl(out / "dpo.jsonl", dpo_pairs(trajectories)),
+    }
+    return {"counts": counts, "files": {k: str(out / f"{k}.jsonl") for k in counts}}

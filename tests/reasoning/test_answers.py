@@ -1,0 +1,115 @@
+"""Cited answers and the baselines on the real Neo4j with the scripted LLM: citations only point at given
+text, invalid markers are dropped and reported, offline answers are extractive and say so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from kg.errors import ReasoningError
+from kg.llm import LLM, OfflineLLM
+from kg.retrieval.base import Hit
+from kg.testing import ScriptedLLMServer
+from reasoning import METHODS, ReasoningSettings, answer
+from reasoning.evidence import check_citations, extractive_answer, strip_markers
+from tests.reasoning.conftest import EMBEDDER, Graph
+
+QUESTION = "Who was the first host of Morning Edition on National Public Radio?"
+
+
+def hit(n: int, text: str) -> Hit:
+    return Hit(chunk_id=f"c{n}", text=text, document_id="d", title=f"T{n}", page=n, char_start=10 * n,
+               char_end=10 * n + len(text), score=1.0)
+
+
+def test_check_citations_keeps_given_markers_and_maps_claims() -> None:
+    evidence = [hit(1, "Bob Edwards hosted it."), hit(2, "Montagne followed.")]
+    text, cites, dropped = check_citations("Bob Edwards was first [1][4]. Montagne came later [2]. End [0].",
+                                           evidence, listed=[2, 9])
+    assert dropped == [0, 4, 9]
+    assert "[4]" not in text and "[0]" not in text and "[1]" in text and "[2]" in text
+    assert [(c.marker, c.chunk_id, c.page, c.char_start) for c in cites] == [(1, "c1", 1, 10), (2, "c2", 2, 20)]
+    assert cites[0].claims == ["Bob Edwards was first."] and cites[1].claims == ["Montagne came later."]
+    assert cites[0].text == evidence[0].text
+    assert check_citations("No evidence [1].", []) == ("No evidence.", [], [1])
+
+
+def test_extractive_answer_picks_best_supported_sentence() -> None:
+    evidence = [hit(1, "Paris is large. Bob Edwards was the first host of Morning Edition. Rain fell.")]
+    text, support = extractive_answer(QUESTION, evidence)
+    assert text == "Bob Edwards was the first host of Morning Edition. [1]"
+    assert 0.5 < support <= 1.0
+    assert extractive_answer(QUESTION, []) == ("", 0.0)
+    assert strip_markers(text) == "Bob Edwards was the first host of Morning Edition."
+
+
+def test_naive_r_citations_only_point_at_text_given_to_the_llm(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("answer", {"answer": "Bob Edwards [1], per [7].", "citations": [1, 7]})
+    out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=make_model(), method="naive-r")
+    assert out.method == "naive-r" and not out.offline
+    assert out.dropped_markers == [7] and "[7]" not in out.answer
+    assert any(step.kind == "citations_dropped" for step in out.trace)
+    prompt = str(server.chat_requests("answer")[0].body["messages"][-1]["content"])
+    assert [c.marker for c in out.citations] == [1]
+    for c in out.citations:
+        assert c.text in prompt and c.text == out.evidence[c.marker - 1].text
+        assert c.claims and c.char_end > c.char_start
+    assert len(out.evidence) <= 16 and all(h.score >= 0.2 for h in out.evidence)
+
+
+def test_zero_shot_cot_has_no_evidence_so_no_citation_survives(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("zero_shot_cot", {"reasoning": "NPR history", "answer": "Bob Edwards [1]", "citations": [1]})
+    out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=make_model(), method="zero-shot-cot")
+    assert out.answer == "Bob Edwards" and out.citations == [] and out.dropped_markers == [1]
+    assert out.evidence == [] and out.usage.calls == 1
+
+
+def test_self_ask_r_retrieves_per_follow_up_and_cites_gathered_evidence(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("self_ask",
+                  {"follow_up": "Who was the first host of Morning Edition?"},
+                  {"final_answer": "Bob Edwards [1]", "citations": [1]})
+    server.script("answer", {"answer": "Bob Edwards [1]", "citations": [1]})
+    out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=make_model(), method="self-ask-r")
+    assert out.stop_reason == "final_answer" and out.answer == "Bob Edwards [1]"
+    assert out.evidence and out.citations[0].chunk_id == out.evidence[0].chunk_id
+    second = str(server.chat_requests("self_ask")[1].body["messages"][-1]["content"])
+    assert "Intermediate answer: Bob Edwards [1]" in second and out.evidence[0].text in second
+    assert out.usage.by_task == {"self_ask": 2, "answer": 1}
+
+
+def test_self_ask_without_retrieval_uses_own_knowledge(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("self_ask", {"follow_up": "Who hosted NPR mornings?"}, {"final_answer": "Bob Edwards"})
+    server.script("zero_shot_cot", {"answer": "Bob Edwards", "reasoning": "memory"})
+    out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=make_model(), method="self-ask")
+    assert out.answer == "Bob Edwards" and out.evidence == [] and out.usage.by_task["zero_shot_cot"] == 1
+
+
+def test_naive_hr_adds_chunks_found_through_atoms(graph: Graph, server: ScriptedLLMServer,
+                                                  make_model: Callable[..., LLM]) -> None:
+    server.script("answer", {"answer": "Bob Edwards [1]", "citations": [1]})
+    out = answer("Which program did Bob Edwards host first?", store=graph.store, embedder=EMBEDDER,
+                 llm=make_model(), method="naive-hr")
+    assert graph.chunks["bob"] in {h.chunk_id for h in out.evidence}
+    assert {s.path for h in out.evidence for s in h.sources} <= {"chunk", "atom"}
+    assert len({h.chunk_id for h in out.evidence}) == len(out.evidence)
+
+
+@pytest.mark.parametrize("method", [m for m in METHODS if m != "auto"])
+def test_every_method_offline_is_extractive_and_says_so(graph: Graph, method: str) -> None:
+    out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=OfflineLLM(), method=method)
+    assert out.offline and out.method == method and out.usage.calls == 0
+    if out.evidence:
+        assert out.answer.endswith("[1]") and out.citations[0].text == out.evidence[0].text
+        assert any(step.kind == "offline_extractive" for step in out.trace)
+
+
+def test_unknown_method_and_empty_question_are_refused(graph: Graph) -> None:
+    with pytest.raises(ReasoningError, match="unknown method"):
+        answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=OfflineLLM(), method="magic")
+    with pytest.raises(ReasoningError, match="empty"):
+        answer("  ", store=graph.store, embedder=EMBEDDER, llm=OfflineLLM(), settings=ReasoningSettings())

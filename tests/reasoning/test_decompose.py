@@ -1,0 +1,126 @@
+"""Algorithm 1 against the real Neo4j with the scripted LLM over HTTP: every stop condition, exclusion
+of chunks already in the context, and the trace's contents."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+from kg.llm import LLM
+from kg.testing import ScriptedLLMServer
+from reasoning import ReasoningSettings, answer
+from tests.reasoning.conftest import ATOMS, EMBEDDER, Graph
+
+ANSWER = {"answer": "Morning Edition [1]", "citations": [1], "reasoning": "r"}
+
+
+def ask(graph: Graph, llm: LLM, **settings: object) -> object:
+    return answer("Bob Edwards hosted what show later hosted by Renee Montagne?", store=graph.store,
+                  embedder=EMBEDDER, llm=llm, method="decompose",
+                  settings=ReasoningSettings.model_validate(settings))
+
+
+def user_text(server: ScriptedLLMServer, task: str, n: int) -> str:
+    return str(server.chat_requests(task)[n].body["messages"][-1]["content"])
+
+
+def test_none_selected_stops_and_answers_from_empty_context(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": [ATOMS["renee"][0]], "sufficient": False})
+    server.script("atom_selection", {"index": None, "reason": "nothing helps"})
+    server.script("answer", {"answer": "I cannot tell.", "citations": []})
+    out = ask(graph, make_model())
+    trace = out.decomposition
+    assert trace.stop_reason == "none_selected" and out.stop_reason == "none_selected"
+    assert len(trace.steps) == 1 and trace.steps[0].reason == "nothing helps"
+    assert trace.steps[0].candidates[0].chunk_id == graph.chunks["renee"]
+    assert trace.context_chunk_ids == [] and out.evidence == [] and out.citations == []
+    assert "(none)" in user_text(server, "answer", 0)
+
+
+def test_no_proposals_stops(graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": ["  "], "sufficient": False})
+    server.script("answer", {"answer": "unknown", "citations": []})
+    out = ask(graph, make_model())
+    assert out.decomposition.stop_reason == "no_proposals"
+    assert server.chat_requests("atom_selection") == []
+
+
+def test_no_candidates_below_threshold(graph: Graph, server: ScriptedLLMServer,
+                                       make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": ["zebra quantum xylophone"], "sufficient": False})
+    server.script("answer", {"answer": "unknown", "citations": []})
+    out = ask(graph, make_model(), atom_threshold=0.9)
+    assert out.decomposition.stop_reason == "no_candidates"
+    assert out.decomposition.steps[0].candidates == []
+    assert server.chat_requests("atom_selection") == []
+
+
+def test_sufficient_after_one_chunk_then_cited_answer(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals",
+                  {"proposals": [ATOMS["renee"][0]], "sufficient": False},
+                  {"proposals": [], "sufficient": True})
+    server.script("atom_selection", {"index": 0, "reason": "names the successor"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model())
+    trace = out.decomposition
+    assert trace.stop_reason == "sufficient" and [s.index for s in trace.steps] == [1, 2]
+    assert trace.context_chunk_ids == [graph.chunks["renee"]]
+    # the second proposal call saw the chunk added in step 1
+    assert graph.texts["renee"] in user_text(server, "question_proposals", 1)
+    assert graph.texts["renee"] not in user_text(server, "question_proposals", 0)
+    assert out.answer == "Morning Edition [1]"
+    assert [(c.marker, c.chunk_id) for c in out.citations] == [(1, graph.chunks["renee"])]
+
+
+def test_max_steps_and_exclusion_of_used_chunks(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    # Both steps propose the same atomic question: step 2 must not get the chunk already in the context.
+    server.script("question_proposals", {"proposals": [ATOMS["renee"][0], ATOMS["bob"][0]], "sufficient": False})
+    server.script("atom_selection", {"index": 0, "reason": "best"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), max_steps=2, atom_threshold=0.5)
+    trace = out.decomposition
+    assert trace.stop_reason == "max_steps" and len(trace.steps) == 2
+    first, second = trace.steps
+    assert first.added_chunk_id == graph.chunks["renee"]
+    assert graph.chunks["renee"] not in {c.chunk_id for c in second.candidates}
+    assert second.added_chunk_id == graph.chunks["bob"]
+    assert ATOMS["renee"][0] not in user_text(server, "atom_selection", 1)
+    assert trace.context_chunk_ids == [graph.chunks["renee"], graph.chunks["bob"]]
+    assert len(server.chat_requests("question_proposals")) == 2
+
+
+def test_trace_contents_usage_and_json(graph: Graph, server: ScriptedLLMServer,
+                                       make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals",
+                  {"proposals": [ATOMS["bob"][0]], "sufficient": False}, {"proposals": [], "sufficient": True})
+    server.script("atom_selection", {"index": 0, "reason": "Bob's first show"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model())
+    step = out.decomposition.steps[0]
+    assert step.proposals == [ATOMS["bob"][0]]
+    top = step.candidates[0]
+    assert top.atom_text == ATOMS["bob"][0] and top.score > 0.98 and top.proposal == ATOMS["bob"][0]
+    assert all(c.score >= 0.5 for c in step.candidates)
+    assert step.selected == 0 and step.selected_atom == ATOMS["bob"][0] and step.reason == "Bob's first show"
+    assert step.added_chunk_id == graph.chunks["bob"] and step.added_title == "Bob Edwards"
+    reported = server.reported_usage()
+    assert out.usage.calls == reported["calls"] == 4
+    assert out.usage.tokens == reported["prompt_tokens"] + reported["completion_tokens"]
+    assert out.usage.by_task == {"question_proposals": 2, "atom_selection": 1, "answer": 1}
+    text = out.decomposition.render()
+    assert "stop: sufficient" in text and "Bob's first show" in text and "*[0] 0.9" in text
+    restored = type(out).model_validate(json.loads(out.model_dump_json()))
+    assert restored.decomposition == out.decomposition
+    assert [s.kind for s in out.trace if s.kind == "decompose"] == ["decompose", "decompose"]
+
+
+def test_fine_tuned_proposer_model_is_used_for_proposals(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": [], "sufficient": True})
+    server.script("answer", {"answer": "unknown", "citations": []})
+    ask(graph, make_model(task_models={"question_proposals": "ft:decomposer-1"}))
+    assert server.chat_requests("question_proposals")[0].body["model"] == "ft:decomposer-1"
+    assert server.chat_requests("answer")[0].body["model"] == "scripted-model"
