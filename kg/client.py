@@ -28,6 +28,7 @@ from kg.graph.schema import SchemaStatus, ensure_schema, schema_status
 from kg.graph.store import GraphStore
 from kg.graph.writer import delete_documents
 from kg.ingest import Ingestor, LoadReport, Progress
+from kg.retrieval.base import Hit, RetrievalFilter
 from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
 
@@ -135,6 +136,16 @@ class Strata:
 
     def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
         return [DocumentInfo(**row) for row in self.store.read("graph/list_documents", skip=skip, limit=limit)]
+
+    def retrieve(self, question: str, *, method: str = "strata", k: int = 5,
+                 where: RetrievalFilter | None = None, **settings: Any) -> list[Hit]:
+        """The top ``k`` chunks for ``question`` by a :data:`kg.retrieval.METHODS` method, with explanations."""
+        from kg.llm import make_llm
+        from kg.retrieval import make_retriever
+
+        llm = make_llm(self.settings.llm, cache_dir=self.settings.cache_dir) if method == "pgrag" else None
+        return make_retriever(method, self.store, self.embedder, llm=llm, **settings).retrieve(
+            question, k=k, where=where)
 
     def stats(self) -> Stats:
         nodes = {label: self.store.query(cypher.render("meta/count_label", label=label))[0]["count"]
