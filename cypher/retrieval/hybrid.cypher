@@ -2,7 +2,7 @@
 // round trip. Each path ranks chunks by its own score (a chunk keeps its best atom); a path whose weight is
 // 0 is not run. $fusion = 'rrf': sum of weight / ($rrf_k + rank); 'linear': sum of weight * the path's
 // min-max normalised score (1 when the path found one score). kg.retrieval.fusion computes the same.
-CALL {
+CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
   WITH c, 2 * score - 1 AS score WHERE $weights.chunk > 0 AND score >= $threshold
   RETURN 'chunk' AS path, c, score, null AS via, null AS via_id

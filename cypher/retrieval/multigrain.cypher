@@ -4,7 +4,7 @@
 // (centroid or summary vectors; a missing one falls back to g(chunk)) and g(up) = its best atom or fact.
 // f(*) = w.chunk*g(c) + w.section*g(s) + w.document*g(d) + w.up*max(0, g(up) - g(c)): context from above
 // shifts a chunk, and a finer unit that matches better than the whole chunk lifts it. Raw cosines.
-CALL {
+CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c
   RETURN c, null AS up, null AS via, null AS via_id
   UNION ALL
