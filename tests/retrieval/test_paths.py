@@ -3,6 +3,8 @@ title and entity links, filters."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kg.retrieval import RetrievalFilter, atom_candidates, make_retriever
@@ -28,9 +30,11 @@ def test_chunk_vector_ranks_the_matching_chunk_first_with_cosine_scores(corpus: 
 def test_chunk_vector_threshold_and_filters(corpus: Corpus) -> None:
     vector = query_vector(EMBEDDER, "port city in northern Germany Elbe")
     assert chunk_vector_hits(corpus.store, vector, k=5, threshold=0.99) == []
-    only = chunk_vector_hits(corpus.store, vector, k=5, where=RetrievalFilter(document_ids=[corpus.documents["Newburgh"]]))
+    only = chunk_vector_hits(corpus.store, vector, k=5,
+                             where=RetrievalFilter(document_ids=[corpus.documents["Newburgh"]]))
     assert [h.title for h in only] == ["Newburgh"]
-    skipped = chunk_vector_hits(corpus.store, vector, k=5, where=RetrievalFilter(exclude_chunk_ids=[corpus.chunks["Hamburg"]]))
+    skipped = chunk_vector_hits(corpus.store, vector, k=5,
+                                where=RetrievalFilter(exclude_chunk_ids=[corpus.chunks["Hamburg"]]))
     assert "Hamburg" not in {h.title for h in skipped}
     assert chunk_vector_hits(corpus.store, vector, k=5, where=RetrievalFilter(formats=["pdf"])) == []
     assert len(chunk_vector_hits(corpus.store, vector, k=5, where=RetrievalFilter(formats=["corpus"]))) == 5
@@ -87,8 +91,8 @@ def test_hybrid_cypher_fusion_equals_python_fusion(distilled: Corpus, method: st
 
 
 def test_hybrid_weight_zero_skips_a_path(distilled: Corpus) -> None:
-    hits = make_retriever("hybrid", distilled.store, EMBEDDER,
-                          weights={"chunk": 1.0, "atom": 0.0, "fulltext": 0.0, "fulltext_atom": 0.0}).retrieve("magazine", k=3)
+    only_chunks = {"chunk": 1.0, "atom": 0.0, "fulltext": 0.0, "fulltext_atom": 0.0}
+    hits = make_retriever("hybrid", distilled.store, EMBEDDER, weights=only_chunks).retrieve("magazine", k=3)
     assert hits and all({s.path for s in h.sources} == {"chunk"} for h in hits)
 
 
@@ -143,3 +147,14 @@ def test_unknown_method_is_an_error(corpus: Corpus) -> None:
 
     with pytest.raises(RetrievalError):
         make_retriever("nope", corpus.store, EMBEDDER)
+
+
+def test_client_retrieve_delegates_to_the_registry(distilled: Corpus, tmp_path: Path) -> None:
+    from kg.client import Strata
+    from kg.server import Endpoint
+    from kg.settings import Settings
+
+    settings = Settings.from_env({"STRATA_HOME": str(tmp_path)})
+    kb = Strata(settings, distilled.store, EMBEDDER, Endpoint("bolt://unused", "neo4j", "", None, "remote"))
+    hits = kb.retrieve("Hudson River", method="fulltext", k=2)
+    assert hits[0].title == "Newburgh" and "fulltext" in hits[0].explain()
