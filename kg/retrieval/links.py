@@ -36,15 +36,22 @@ def mentions_title(text: str, title: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(core)}(?!\w)", text) is not None
 
 
-def title_links(store: GraphStore, text: str, vector: list[float], *, candidates: int = 30,
-                max_terms: int = 64, exclude_documents: Sequence[str] = (),
-                where: RetrievalFilter | None = None) -> list[Hit]:
-    """The best chunk of each document whose title ``text`` names, by raw cosine to the query ``vector``."""
-    query = lucene_query(text, max_terms=max_terms)
-    if not query:
-        return []
-    rows = store.read("retrieval/title_links", query=query, vector=vector, candidates=candidates,
-                      **filter_params(where))
-    skip = set(exclude_documents)
-    hits = [hit_from_row(r) for r in rows if r["document_id"] not in skip and mentions_title(text, r["via"] or "")]
-    return sorted(hits, key=lambda h: -h.score)
+def title_links(store: GraphStore, texts: Sequence[str], vector: list[float], *, candidates: int = 30,
+                max_terms: int = 64, exclude_documents: Sequence[Sequence[str]] = (),
+                where: RetrievalFilter | None = None) -> list[list[Hit]]:
+    """For each text, the best chunk of each document whose title it names, by raw cosine to the query
+    ``vector``, best first; ``exclude_documents[i]`` are documents text ``i`` may not link to (its own).
+    One round trip for all texts."""
+    queries = [lucene_query(text, max_terms=max_terms) for text in texts]
+    asked = [i for i, q in enumerate(queries) if q]
+    found: list[list[Hit]] = [[] for _ in texts]
+    if not asked:
+        return found
+    rows = store.read("retrieval/title_links", queries=[queries[i] for i in asked], vector=vector,
+                      candidates=candidates, **filter_params(where))
+    for row in rows:
+        i = asked[row["n"]]
+        skip = exclude_documents[i] if i < len(exclude_documents) else ()
+        if row["document_id"] not in skip and mentions_title(texts[i], row["via"] or ""):
+            found[i].append(hit_from_row(row))
+    return [sorted(hits, key=lambda h: -h.score) for hits in found]

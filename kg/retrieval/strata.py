@@ -60,12 +60,14 @@ class StrataRetriever(Retriever):
         base = hybrid_hits(self.store, vector, question, k=depth, weights=self.path_weights,
                            candidates=depth, where=where)
         lists: dict[str, list[Hit]] = {"hybrid": base}
-        lists["question_title"] = title_links(self.store, question, vector, where=where)
+        seeds = base[:self.seeds]
+        found = title_links(self.store, [question, *(s.text for s in seeds)], vector,
+                            exclude_documents=[[], *([s.document_id] for s in seeds)], where=where)
+        lists["question_title"] = found[0]
         bridge: list[Hit] = []
-        for seed in base[:self.seeds]:
-            found = title_links(self.store, seed.text, vector, exclude_documents=[seed.document_id], where=where)
+        for seed, links in zip(seeds, found[1:], strict=True):
             bridge += [h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.title,
-                                                                  via_id=seed.chunk_id)]}) for h in found]
+                                                                  via_id=seed.chunk_id)]}) for h in links]
         lists["bridge"] = bridge
         if self._has_entities():
             lists["entity"] = self._entity_links(question, vector, where)

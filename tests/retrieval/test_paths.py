@@ -108,9 +108,9 @@ def test_multigrain_aggregates_layers(distilled: Corpus) -> None:
 
 def test_title_links_need_a_verbatim_title(corpus: Corpus) -> None:
     vector = query_vector(EMBEDDER, "writer")
-    found = title_links(corpus.store, "It was edited by Timothy Shay Arthur.", vector)
-    assert [h.title for h in found] == ["Timothy Shay Arthur"]
-    assert title_links(corpus.store, "a city named hamburger", vector) == []
+    texts = ["It was edited by Timothy Shay Arthur.", "a city named hamburger", "?", "Newburgh and Hamburg"]
+    found = title_links(corpus.store, texts, vector, exclude_documents=[[], [], [], [corpus.documents["Hamburg"]]])
+    assert [[h.title for h in hits] for hits in found] == [["Timothy Shay Arthur"], [], [], ["Newburgh"]]
     assert title_core("Tom Smith (footballer)") == "Tom Smith"
     assert mentions_title("born in Newburgh.", "Newburgh") and not mentions_title("Newburghs", "Newburgh")
 
