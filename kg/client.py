@@ -29,6 +29,7 @@ from kg.graph.store import GraphStore
 from kg.graph.writer import delete_documents
 from kg.ingest import Ingestor, LoadReport, Progress
 from kg.llm import LLM, make_llm
+from kg.retrieval.base import Hit, RetrievalFilter
 from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
 
@@ -163,12 +164,17 @@ class Strata:
 
     def ask(self, question: str, *, method: str = "auto", settings: ReasoningSettings | None = None) -> Answer:
         """Answer ``question`` with citations (see :func:`reasoning.answer`); the LLM comes from the settings."""
-        from kg.llm import make_llm
         from reasoning import answer
 
-        with make_llm(self.settings.llm, cache_dir=self.settings.cache_dir) as llm:
-            return answer(question, store=self.store, embedder=self.embedder, llm=llm, method=method,
-                          settings=settings)
+        return answer(question, store=self.store, embedder=self.embedder, llm=self.llm, method=method,
+                      settings=settings)
+    def retrieve(self, question: str, *, method: str = "strata", k: int = 5,
+                 where: RetrievalFilter | None = None, **settings: Any) -> list[Hit]:
+        """The top ``k`` chunks for ``question`` by a :data:`kg.retrieval.METHODS` method, with explanations."""
+        from kg.retrieval import make_retriever
+
+        return make_retriever(method, self.store, self.embedder, llm=self.llm, **settings).retrieve(
+            question, k=k, where=where)
 
     def stats(self) -> Stats:
         nodes = {label: self.store.query(cypher.render("meta/count_label", label=label))[0]["count"]

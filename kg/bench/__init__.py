@@ -1,1 +1,3 @@
-"""Benchmarks behind ``strata bench ...``: each runs on a throwaway Neo4j and returns JSON-able results."""
+"""Benchmarks behind ``strata bench ...``: each prints JSON; speed is measured here, never asserted in tests."""
+
+__all__: list[str] = []

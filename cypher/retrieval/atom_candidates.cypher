@@ -1,0 +1,14 @@
+// PIKE-RAG Algorithm 1, the atom-to-chunk hop: the top-k atoms (one row per atom, not per chunk) at or
+// above $threshold (raw cosine), each with the chunk it points to, skipping chunks already in context.
+CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a, score
+WITH a, 2 * score - 1 AS score
+WHERE score >= $threshold
+MATCH (a)-[:ATOM_OF]->(c:Chunk)
+WHERE NOT c.id IN $exclude_ids
+WITH a, c, score ORDER BY score DESC LIMIT $k
+OPTIONAL MATCH (d:Document {id: c.document_id})
+RETURN a.id AS atom_id, a.text AS atom_text,
+       c.id AS chunk_id, c.text AS text, c.document_id AS document_id, c.title AS title, d.source AS source,
+       c.page AS page, c.char_start AS char_start, c.char_end AS char_end,
+       coalesce(c.sentences, []) AS sentences, score, 'atom' AS path, a.text AS via, a.id AS via_id
+ORDER BY score DESC

@@ -1,0 +1,12 @@
+// (f) KG2RAG: one hop over the entity graph through reified facts,
+// (e)<-[:SUBJECT|OBJECT]-(f:Fact)-[:SUBJECT|OBJECT]->(e2), from the frontier $entity_ids. Each fact comes
+// with both ends, its chunk and the chunk's raw cosine to the query (the fact's relevance).
+UNWIND $entity_ids AS id
+MATCH (:Entity {id: id})<-[:SUBJECT|OBJECT]-(f:Fact)
+WITH DISTINCT f
+MATCH (f)-[:SUBJECT]->(s:Entity), (f)-[:OBJECT]->(o:Entity), (f)-[:FACT_OF]->(c:Chunk)
+WHERE ($document_ids IS NULL OR c.document_id IN $document_ids) AND NOT c.id IN $exclude_ids
+WITH f, s, o, c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS relevance
+ORDER BY relevance DESC LIMIT $max_facts
+RETURN f.id AS fact_id, coalesce(f.text, f.head + ' ' + f.relation + ' ' + f.tail) AS text,
+       s.id AS subject_id, o.id AS object_id, c.id AS chunk_id, coalesce(relevance, 0.0) AS relevance

@@ -1,0 +1,16 @@
+// Title-linked expansion for bridge questions, for several linking texts in one round trip: for each
+// Lucene query in $queries (terms of the question, or of a seed chunk), the documents whose title the title
+// index matches; kg.retrieval.links then keeps only titles that occur verbatim in that text. Each document
+// comes back with its best chunk by raw cosine to the query $vector, tagged with the query's position n.
+UNWIND range(0, size($queries) - 1) AS n
+CALL db.index.fulltext.queryNodes('document_title', $queries[n], {limit: $candidates}) YIELD node AS d
+WITH n, d WHERE ($document_ids IS NULL OR d.id IN $document_ids)
+MATCH (c:Chunk {document_id: d.id})
+WHERE NOT c.id IN $exclude_ids
+WITH n, d, c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS sim ORDER BY sim DESC
+WITH n, d, collect({c: c, sim: sim})[0] AS best
+WITH n, d, best.c AS c, best.sim AS score
+RETURN n, c.id AS chunk_id, c.text AS text, c.document_id AS document_id, c.title AS title, d.source AS source,
+       c.page AS page, c.char_start AS char_start, c.char_end AS char_end,
+       coalesce(c.sentences, []) AS sentences, coalesce(score, 0.0) AS score, 'title' AS path,
+       d.title AS via, d.id AS via_id

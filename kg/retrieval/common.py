@@ -1,0 +1,58 @@
+"""What every Cypher-backed retriever shares: query vectors, filter parameters, rows to typed hits."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import cypher
+from kg.embeddings import Embedder
+from kg.graph.store import GraphStore, Record
+from kg.retrieval.base import Hit, HitSource, RetrievalFilter
+
+__all__ = ["filter_params", "graph_has", "hit_from_row", "hits_by_id", "query_vector"]
+
+
+def query_vector(embedder: Embedder, text: str) -> list[float]:
+    return [float(x) for x in embedder.embed_one(text)]
+
+
+def filter_params(where: RetrievalFilter | None, exclude: Iterable[str] = ()) -> dict[str, Any]:
+    """The ``$document_ids``, ``$exclude_ids``, ``$formats`` and ``$metadata`` every retrieval query takes."""
+    where = where or RetrievalFilter()
+    return {
+        "document_ids": where.document_ids,
+        "exclude_ids": sorted({*where.exclude_chunk_ids, *exclude}),
+        "formats": where.formats,
+        "metadata": where.metadata,
+    }
+
+
+def hit_from_row(row: Record, sources: list[HitSource] | None = None) -> Hit:
+    """A hit from a row with the chunk columns every retrieval query returns. Its sources are the row's
+    ``sources`` list, else one source from ``path``/``score``/``via``/``via_id``, unless given."""
+    if sources is None:
+        if row.get("sources") is not None:
+            sources = [HitSource(path=s["path"], score=float(s["score"]), via=s.get("via"), via_id=s.get("via_id"))
+                       for s in row["sources"] if s.get("score") is not None]
+        else:
+            sources = [HitSource(path=row["path"], score=float(row["score"]), via=row.get("via"),
+                                 via_id=row.get("via_id"))]
+    return Hit(
+        chunk_id=row["chunk_id"], text=row["text"] or "", document_id=row["document_id"], title=row["title"] or "",
+        source=row.get("source"), page=row.get("page"), char_start=int(row["char_start"] or 0),
+        char_end=int(row["char_end"] or 0), score=float(row["score"] or 0.0), sources=sources,
+        sentences=list(row.get("sentences") or []),
+    )
+
+
+def hits_by_id(store: GraphStore, ids: list[str], vector: list[float] | None) -> dict[str, Record]:
+    """Chunk rows by id, with their raw cosine to ``vector`` as ``score`` (None without a vector)."""
+    if not ids:
+        return {}
+    return {row["chunk_id"]: row for row in store.read("retrieval/chunks_by_id", ids=ids, vector=vector)}
+
+
+def graph_has(store: GraphStore, label: str) -> bool:
+    """Whether the graph holds any node of ``label`` (e.g. are there atoms to retrieve through?)."""
+    return bool(store.query(cypher.render("retrieval/has_label", label=label))[0]["present"])

@@ -1,0 +1,57 @@
+"""Title and entity linking: the passages a text names, for bridge (multi-hop) questions.
+
+A bridge question names one thing and needs a passage about another that the first passage names
+("the director of the film X" -> the passage on X names the director -> the director's passage). Lexical
+and dense retrieval find the first hop; the second is found by following names. Candidate documents
+come from the Lucene title index (``cypher/retrieval/title_links.cypher``) and are kept only when their
+title occurs verbatim, on word boundaries, in the linking text (a disambiguating suffix such as
+``"(film)"`` is ignored), so a shared common word is not a link.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from kg.graph.store import GraphStore
+from kg.retrieval.base import Hit, RetrievalFilter
+from kg.retrieval.common import filter_params, hit_from_row
+from kg.retrieval.lucene import lucene_query
+
+__all__ = ["mentions_title", "title_core", "title_links"]
+
+_SUFFIX = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def title_core(title: str) -> str:
+    """``"Tom Smith (footballer)"`` -> ``"Tom Smith"``."""
+    return _SUFFIX.sub("", title).strip()
+
+
+def mentions_title(text: str, title: str) -> bool:
+    """Whether ``text`` names ``title`` verbatim (case-sensitive, word boundaries, at least 3 characters)."""
+    core = title_core(title)
+    if len(core) < 3:
+        return False
+    return re.search(rf"(?<!\w){re.escape(core)}(?!\w)", text) is not None
+
+
+def title_links(store: GraphStore, texts: Sequence[str], vector: list[float], *, candidates: int = 30,
+                max_terms: int = 64, exclude_documents: Sequence[Sequence[str]] = (),
+                where: RetrievalFilter | None = None) -> list[list[Hit]]:
+    """For each text, the best chunk of each document whose title it names, by raw cosine to the query
+    ``vector``, best first; ``exclude_documents[i]`` are documents text ``i`` may not link to (its own).
+    One round trip for all texts."""
+    queries = [lucene_query(text, max_terms=max_terms) for text in texts]
+    asked = [i for i, q in enumerate(queries) if q]
+    found: list[list[Hit]] = [[] for _ in texts]
+    if not asked:
+        return found
+    rows = store.read("retrieval/title_links", queries=[queries[i] for i in asked], vector=vector,
+                      candidates=candidates, **filter_params(where))
+    for row in rows:
+        i = asked[row["n"]]
+        skip = exclude_documents[i] if i < len(exclude_documents) else ()
+        if row["document_id"] not in skip and mentions_title(texts[i], row["via"] or ""):
+            found[i].append(hit_from_row(row))
+    return [sorted(hits, key=lambda h: -h.score) for hits in found]

@@ -1,0 +1,43 @@
+"""End to end: ``strata eval retrieval`` on a slice of the HotpotQA sample, in its own throwaway Neo4j;
+and ``strata retrieve`` against a knowledge base."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kg.cli import app
+from kg.cli import commands as _commands  # noqa: F401 - registers the commands
+
+
+@pytest.mark.slow
+def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report.json"
+    result = CliRunner().invoke(app, [
+        "eval", "retrieval", "--dataset", str(shared_data / "hotpotqa_sample" / "hotpotqa_train.json"),
+        "--limit", "10", "--k", "2,5", "--methods", "bm25,dense,chunk,fulltext,hybrid,strata", "--json", str(out),
+    ], env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text("utf-8"))
+    assert set(report) == {"dataset", "n_questions", "n_passages", "embedder", "llm", "results"}
+    assert report["n_questions"] == 10 and report["llm"] == "offline"
+    assert 10 < report["n_passages"] <= 100  # the union of 10 questions' paragraphs, duplicates merged
+    assert set(report["results"]) == {"bm25", "dense", "chunk", "fulltext", "hybrid", "strata"}
+    for scores in report["results"].values():
+        assert set(scores) == {"recall@2", "recall@5", "sp_precision", "sp_recall", "sp_f1", "ms_per_query"}
+        assert all(0.0 <= scores[key] <= 1.0 for key in scores if key != "ms_per_query")
+        assert scores["recall@2"] <= scores["recall@5"]
+        assert scores["ms_per_query"] >= 0
+    # Same embedder, same passages: the vector index agrees with exact numpy on these one-chunk passages.
+    assert report["results"]["chunk"]["recall@5"] == pytest.approx(report["results"]["dense"]["recall@5"], abs=0.1)
+
+
+def test_eval_rejects_unknown_methods(shared_data: Path) -> None:
+    result = CliRunner().invoke(app, [
+        "eval", "retrieval", "--dataset", str(shared_data / "hotpotqa_sample" / "hotpotqa_train.json"),
+        "--methods", "bm25,magic"])
+    assert result.exit_code == 2
+    assert "magic" in result.output

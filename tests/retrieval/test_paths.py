@@ -1,0 +1,160 @@
+"""Each cypher/retrieval query on the real Neo4j: vector, atom, full-text, hybrid, multi-granularity,
+title and entity links, filters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg.retrieval import RetrievalFilter, atom_candidates, make_retriever
+from kg.retrieval.common import graph_has, hits_by_id, query_vector
+from kg.retrieval.fulltext import fulltext_hits
+from kg.retrieval.fusion import fuse
+from kg.retrieval.hybrid import hybrid_hits
+from kg.retrieval.links import mentions_title, title_core, title_links
+from kg.retrieval.vector import chunk_vector_hits
+from tests.retrieval.conftest import EMBEDDER, Corpus
+
+
+def test_chunk_vector_ranks_the_matching_chunk_first_with_cosine_scores(corpus: Corpus) -> None:
+    hits = make_retriever("chunk", corpus.store, EMBEDDER).retrieve("port city in northern Germany Elbe", k=3)
+    assert hits[0].title == "Hamburg"
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert all(-1.0 <= h.score <= 1.0 for h in hits)
+    assert hits[0].sources[0].path == "chunk"
+    assert hits[0].source is not None and hits[0].source.startswith("eval:")
+    assert hits[0].sentences == [0]
+
+
+def test_chunk_vector_threshold_and_filters(corpus: Corpus) -> None:
+    vector = query_vector(EMBEDDER, "port city in northern Germany Elbe")
+    assert chunk_vector_hits(corpus.store, vector, k=5, threshold=0.99) == []
+    only = chunk_vector_hits(corpus.store, vector, k=5,
+                             where=RetrievalFilter(document_ids=[corpus.documents["Newburgh"]]))
+    assert [h.title for h in only] == ["Newburgh"]
+    skipped = chunk_vector_hits(corpus.store, vector, k=5,
+                                where=RetrievalFilter(exclude_chunk_ids=[corpus.chunks["Hamburg"]]))
+    assert "Hamburg" not in {h.title for h in skipped}
+    assert chunk_vector_hits(corpus.store, vector, k=5, where=RetrievalFilter(formats=["pdf"])) == []
+    assert len(chunk_vector_hits(corpus.store, vector, k=5, where=RetrievalFilter(formats=["corpus"]))) == 5
+
+
+def test_atom_path_keeps_the_best_atom_per_chunk_as_explanation(distilled: Corpus) -> None:
+    hits = make_retriever("atom", distilled.store, EMBEDDER).retrieve("Who was born in Newburgh?", k=3)
+    assert hits[0].title == "Timothy Shay Arthur"
+    assert hits[0].sources[0].via == "He was born in Newburgh."
+    assert len({h.chunk_id for h in hits}) == len(hits)
+
+
+def test_atom_threshold_filters_weak_atoms(distilled: Corpus) -> None:
+    assert make_retriever("atom", distilled.store, EMBEDDER, threshold=0.999).retrieve("born Newburgh", k=3) == []
+
+
+def test_atom_candidates_one_row_per_atom_excluding_context(distilled: Corpus) -> None:
+    found = atom_candidates(distilled.store, EMBEDDER, "magazine published", k=4, threshold=0.0,
+                            exclude_chunk_ids=[distilled.chunks["First for Women"]])
+    assert found and len({c.atom_id for c in found}) == len(found)
+    assert all(c.hit.title != "First for Women" for c in found)
+    assert all(c.atom_id.startswith(c.hit.chunk_id) for c in found)
+
+
+def test_atom_candidates_fall_back_to_chunks_without_atoms(corpus: Corpus) -> None:
+    assert not graph_has(corpus.store, "Atom")
+    found = atom_candidates(corpus.store, EMBEDDER, "port city Elbe", k=2, threshold=0.0, exclude_chunk_ids=[])
+    assert found[0].hit.title == "Hamburg" and found[0].atom_id == found[0].hit.chunk_id
+
+
+def test_fulltext_over_chunks_and_atoms(distilled: Corpus) -> None:
+    chunks = fulltext_hits(distilled.store, "Hudson river", k=3)
+    assert chunks[0].title == "Newburgh" and chunks[0].sources[0].path == "fulltext"
+    atoms = fulltext_hits(distilled.store, "Hudson river", k=3, layer="atoms")
+    assert atoms[0].title == "Newburgh" and atoms[0].sources[0].via == "It lies on the Hudson River."
+    fused = make_retriever("fulltext", distilled.store, EMBEDDER).retrieve("Hudson river", k=3)
+    assert fused[0].title == "Newburgh" and {s.path for s in fused[0].sources} == {"fulltext", "fulltext_atom"}
+
+
+@pytest.mark.parametrize("method", ["rrf", "linear"])
+def test_hybrid_cypher_fusion_equals_python_fusion(distilled: Corpus, method: str) -> None:
+    question = "Which magazine was started in 1989?"
+    vector = query_vector(EMBEDDER, question)
+    hits = hybrid_hits(distilled.store, vector, question, k=6, fusion=method, candidates=6)
+    per_path: dict[str, list[tuple[str, float]]] = {}
+    for hit in hits:
+        for source in hit.sources:
+            per_path.setdefault(source.path, []).append((hit.chunk_id, source.score))
+    # Each path's full list (all 6 chunks exist, so every path's top 6 is in the fused 6 unless it found fewer).
+    expected = fuse({p: sorted(v, key=lambda x: -x[1]) for p, v in per_path.items()}, method=method)
+    assert [round(s, 9) for _, s in expected] == [round(h.score, 9) for h in hits]
+    assert hits[0].title == "First for Women"
+    assert {"chunk", "atom", "fulltext"} <= {s.path for s in hits[0].sources}
+
+
+def test_hybrid_weight_zero_skips_a_path(distilled: Corpus) -> None:
+    only_chunks = {"chunk": 1.0, "atom": 0.0, "fulltext": 0.0, "fulltext_atom": 0.0}
+    hits = make_retriever("hybrid", distilled.store, EMBEDDER, weights=only_chunks).retrieve("magazine", k=3)
+    assert hits and all({s.path for s in h.sources} == {"chunk"} for h in hits)
+
+
+def test_multigrain_aggregates_layers(distilled: Corpus) -> None:
+    hits = make_retriever("multigrain", distilled.store, EMBEDDER).retrieve("Who was born in Newburgh?", k=3)
+    assert hits[0].title == "Timothy Shay Arthur"
+    paths = {s.path for s in hits[0].sources}
+    assert {"chunk", "section", "document"} <= paths
+    parts = {s.path: s.score for s in hits[0].sources}
+    up = max(parts.get("up", -2.0) - parts["chunk"], 0.0)
+    assert hits[0].score == pytest.approx(parts["chunk"] + 0.25 * parts["section"] + 0.25 * parts["document"] + up)
+
+
+def test_title_links_need_a_verbatim_title(corpus: Corpus) -> None:
+    vector = query_vector(EMBEDDER, "writer")
+    texts = ["It was edited by Timothy Shay Arthur.", "a city named hamburger", "?", "Newburgh and Hamburg"]
+    found = title_links(corpus.store, texts, vector, exclude_documents=[[], [], [], [corpus.documents["Hamburg"]]])
+    assert [[h.title for h in hits] for hits in found] == [["Timothy Shay Arthur"], [], [], ["Newburgh"]]
+    assert title_core("Tom Smith (footballer)") == "Tom Smith"
+    assert mentions_title("born in Newburgh.", "Newburgh") and not mentions_title("Newburghs", "Newburgh")
+
+
+def test_strata_follows_bridge_links_and_explains_them(distilled: Corpus) -> None:
+    hits = make_retriever("strata", distilled.store, EMBEDDER).retrieve(
+        "Where was the editor of Arthur's Magazine born?", k=3)
+    titles = [h.title for h in hits]
+    assert titles[0] == "Arthur's Magazine"
+    assert "Timothy Shay Arthur" in titles
+    linked = next(h for h in hits if h.title == "Timothy Shay Arthur")
+    assert any(s.path == "bridge" and s.via == "Arthur's Magazine" for s in linked.sources)
+    assert any(s.path == "entity" for h in hits for s in h.sources)
+
+
+def test_chunks_by_id_scores_against_a_vector(corpus: Corpus) -> None:
+    rows = hits_by_id(corpus.store, [corpus.chunks["Hamburg"]], query_vector(EMBEDDER, "Hamburg Elbe"))
+    assert rows[corpus.chunks["Hamburg"]]["score"] > 0
+    assert hits_by_id(corpus.store, [corpus.chunks["Hamburg"]], None)[corpus.chunks["Hamburg"]]["score"] is None
+
+
+def test_hierarchical_retriever_merges_both_paths(distilled: Corpus) -> None:
+    from kg.retrieval.hierarchical import HierarchicalRetriever
+
+    hr = HierarchicalRetriever(distilled.store, EMBEDDER, chunk_threshold=0.0, atom_threshold=0.0, chunk_k=2, atom_k=1)
+    hits = hr.retrieve_hierarchical("magazine", atomic_queries=["Who was born in Newburgh?", "Hudson River"])
+    titles = {h.title for h in hits}
+    assert {"Timothy Shay Arthur", "Newburgh"} <= titles
+    assert len(hits) <= 2 + 2 and len(titles) == len(hits)
+
+
+def test_unknown_method_is_an_error(corpus: Corpus) -> None:
+    from kg.errors import RetrievalError
+
+    with pytest.raises(RetrievalError):
+        make_retriever("nope", corpus.store, EMBEDDER)
+
+
+def test_client_retrieve_delegates_to_the_registry(distilled: Corpus, tmp_path: Path) -> None:
+    from kg.client import Strata
+    from kg.server import Endpoint
+    from kg.settings import Settings
+
+    settings = Settings.from_env({"STRATA_HOME": str(tmp_path)})
+    kb = Strata(settings, distilled.store, EMBEDDER, Endpoint("bolt://unused", "neo4j", "", None, "remote"))
+    hits = kb.retrieve("Hudson River", method="fulltext", k=2)
+    assert hits[0].title == "Newburgh" and "fulltext" in hits[0].explain()

@@ -1,0 +1,82 @@
+"""PG-RAG's walk on constructed mind-map rows, and the retriever on a mind map written to Neo4j."""
+
+from __future__ import annotations
+
+import pytest
+from neo4j import RoutingControl
+
+from kg.retrieval import make_retriever
+from kg.retrieval.pgrag import FactPath, PGRAGRetriever, render_mind_map, upper_index, walk
+from tests.retrieval.conftest import EMBEDDER, Corpus
+
+#            T
+#      R1          R2
+#   F1    F2       F3
+ROWS = [["T", "R1", "F1"], ["T", "R1", "F2"], ["T", "R2", "F3"]]
+
+
+def test_walk_goes_up_while_supported_then_colours_rows_below() -> None:
+    sims = {"T": 0.20, "R1": 0.79, "R2": 0.10, "F1": 0.80, "F2": 0.78, "F3": 0.30}
+    assert upper_index(ROWS[0], sims, support=0.03, ambiguity=0.05) == 1  # R1 supports F1; T does not
+    totals = walk(ROWS, sims, ["F1"])
+    assert totals[0] == 0.79 + 0.80
+    assert totals[1] == 0.79 + 0.78  # F2 is within the support threshold of the anchor
+    assert totals[2] == 0.0  # not under R1
+
+
+def test_ambiguous_nodes_count_half_and_rejected_nodes_stop_the_row() -> None:
+    sims = {"T": 0.20, "R1": 0.76, "R2": 0.10, "F1": 0.80, "F2": 0.50, "F3": 0.30}
+    totals = walk(ROWS, sims, ["F1"])
+    assert totals[0] == 0.5 * 0.76 + 0.80  # R1 is ambiguous (diff 0.04)
+    assert totals[1] == 0.5 * 0.76  # F2 is rejected: the row stops before it
+
+
+def test_anchors_aggregate() -> None:
+    sims = {"T": 0.79, "R1": 0.79, "R2": 0.79, "F1": 0.80, "F2": 0.10, "F3": 0.80}
+    totals = walk(ROWS, sims, ["F1", "F3"])
+    assert upper_index(ROWS[2], sims, support=0.03, ambiguity=0.05) == 0
+    # Both anchors climb to the root, so each colours every row; F2 is rejected on its row.
+    assert totals == pytest.approx([2 * (0.79 + 0.79 + 0.80), 2 * (0.79 + 0.79), 2 * (0.79 + 0.79 + 0.80)])
+    assert walk(ROWS, sims, ["missing"]) == [0.0, 0.0, 0.0]
+
+
+def test_render_mind_map_prints_shared_prefixes_once() -> None:
+    paths = [FactPath(["T", "R1", "F1"], ["Topic", "Route", "fact one"], "c"),
+             FactPath(["T", "R1", "F2"], ["Topic", "Route", "fact two"], "c")]
+    assert render_mind_map(paths) == "- Topic\n  - Route\n    - fact one\n    - fact two"
+
+
+def _mind_map(corpus: Corpus) -> None:
+    doc, chunk = corpus.documents["Arthur's Magazine"], corpus.chunks["Arthur's Magazine"]
+    items = [("i1", "r1", "published in Philadelphia"), ("i2", "r1", "edited by Timothy Shay Arthur"),
+             ("i3", "r2", "literary periodical of American fiction")]
+    corpus.store.query(
+        "MATCH (c:Chunk {id: $chunk}) "
+        "CREATE (t:Topic {id: 't1', document_id: $doc, text: $topic})-[:TOPIC_OF]->(:Document {id: 'unused'}) "
+        "CREATE (t)-[:HAS_ROUTE]->(:Route {id: 'r1', document_id: $doc, text: 'publication', "
+        "  path_text: $topic + ' publication'}) "
+        "CREATE (t)-[:HAS_ROUTE]->(:Route {id: 'r2', document_id: $doc, text: 'genre', path_text: $topic + ' genre'}) "
+        "WITH c, t CALL db.create.setNodeVectorProperty(t, 'embedding', $topic_vec) "
+        "WITH c UNWIND $items AS item MATCH (r:Route {id: item.route}) "
+        "CREATE (r)-[:HAS_ITEM]->(f:FactItem {id: item.id, document_id: $doc, text: item.text, "
+        "  path_text: item.text})-[:ITEM_OF]->(c) "
+        "WITH f, item CALL db.create.setNodeVectorProperty(f, 'embedding', item.vec)",
+        routing=RoutingControl.WRITE, chunk=chunk, doc=doc, topic="Arthur's Magazine",
+        topic_vec=[float(x) for x in EMBEDDER.embed_one("Arthur's Magazine")],
+        items=[{"id": i, "route": r, "text": t, "vec": [float(x) for x in EMBEDDER.embed_one(t)]} for i, r, t in items])
+
+
+def test_pgrag_walk_returns_a_mind_map_context_and_chunk_hits(corpus: Corpus) -> None:
+    _mind_map(corpus)
+    retriever = PGRAGRetriever(corpus.store, EMBEDDER, anchors=1, support=1.0, ambiguity=1.0)
+    context = retriever.retrieve_mind_map("Where was the magazine published?", k=3)
+    assert context.key_points == ["Where was the magazine published?"]  # offline: the question itself
+    assert context.paths[0].ids == ["t1", "r1", "i1"]
+    assert "- Arthur's Magazine\n  - publication\n    - published in Philadelphia" in context.text
+    hits = make_retriever("pgrag", corpus.store, EMBEDDER, anchors=1).retrieve("Where was the magazine published?")
+    assert [h.title for h in hits] == ["Arthur's Magazine"]
+    assert hits[0].sources[0].via is not None and hits[0].sources[0].via.endswith("published in Philadelphia")
+
+
+def test_pgrag_without_mind_maps_finds_nothing(corpus: Corpus) -> None:
+    assert make_retriever("pgrag", corpus.store, EMBEDDER).retrieve("anything") == []
