@@ -73,7 +73,7 @@ class GraphStore:
                 if database is None:
                     # Pin the user's home database once: left unnamed, the driver resolves it again on
                     # every query (measured ~20 ms each on a local server).
-                    database = driver.execute_query("RETURN 1", routing_=RoutingControl.READ).summary.database
+                    database = driver.execute_query(cypher.load("meta/ping"), routing_=RoutingControl.READ).summary.database
             except BaseException:
                 driver.close()
                 raise
