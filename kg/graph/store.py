@@ -73,7 +73,8 @@ class GraphStore:
                 if database is None:
                     # Pin the user's home database once: left unnamed, the driver resolves it again on
                     # every query (measured ~20 ms each on a local server).
-                    database = driver.execute_query(cypher.load("meta/ping"), routing_=RoutingControl.READ).summary.database
+                    ping = driver.execute_query(cypher.load("meta/ping"), routing_=RoutingControl.READ)
+                    database = ping.summary.database
             except BaseException:
                 driver.close()
                 raise

@@ -151,10 +151,12 @@ def test_unknown_method_is_an_error(corpus: Corpus) -> None:
 
 def test_client_retrieve_delegates_to_the_registry(distilled: Corpus, tmp_path: Path) -> None:
     from kg.client import Strata
+    from kg.llm import OfflineLLM
     from kg.server import Endpoint
     from kg.settings import Settings
 
     settings = Settings.from_env({"STRATA_HOME": str(tmp_path)})
-    kb = Strata(settings, distilled.store, EMBEDDER, Endpoint("bolt://unused", "neo4j", "", None, "remote"))
+    endpoint = Endpoint("bolt://unused", "neo4j", "", None, "remote")
+    kb = Strata(settings, distilled.store, EMBEDDER, endpoint, OfflineLLM())
     hits = kb.retrieve("Hudson River", method="fulltext", k=2)
     assert hits[0].title == "Newburgh" and "fulltext" in hits[0].explain()
