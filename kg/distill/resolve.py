@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -108,15 +109,18 @@ class EntityResolver:
         self.store = store
         self.embedder = embedder
         self.config = config or DistillConfig()
+        self._frequency: Counter[tuple[str, str]] = Counter()
 
     def resolve(self, mentions: Sequence[tuple[str, str]]) -> Resolution:
         """Resolve ``(name, type)`` mentions; equal mentions resolve once."""
         cfg = self.config
         unique: dict[tuple[str, str], str] = {}
+        self._frequency: Counter[tuple[str, str]] = Counter()
         for name, type_ in mentions:
             name = " ".join(name.split())
             if name_key(name):
                 unique.setdefault((name, type_), entity_key(name, type_))
+                self._frequency[(name, type_)] += 1
         out = Resolution()
         if not unique:
             return out
@@ -216,8 +220,10 @@ class EntityResolver:
         for i in range(len(mentions)):
             groups.setdefault(root(i), []).append(i)
         for members in groups.values():
-            # The canonical member: a specific type over the generic one, then the most frequent form.
-            members.sort(key=lambda i: (canonical_type(mentions[i][0][1]) == GENERIC_TYPE, -len(mentions[i][0][0])))
+            # The canonical member: a specific type over the generic one, then the most frequent, then the
+            # shortest form ("Barack Obama" over "Barack H. Obama").
+            members.sort(key=lambda i: (canonical_type(mentions[i][0][1]) == GENERIC_TYPE,
+                                        -self._frequency[mentions[i][0]], len(mentions[i][0][0]), mentions[i][0]))
             head = members[0]
             (name, type_), key = mentions[head]
             entity = ResolvedEntity(_entity_id(key), key, name, type_, new=True, embedding=vectors[head].tolist())
