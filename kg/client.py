@@ -14,10 +14,10 @@ Example::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
@@ -28,6 +28,10 @@ from kg.graph.schema import SchemaStatus, ensure_schema, schema_status
 from kg.graph.store import GraphStore
 from kg.graph.writer import delete_documents
 from kg.ingest import Ingestor, LoadReport, Progress
+
+if TYPE_CHECKING:
+    from kg.distill import DistillConfig, DistillReport
+    from kg.llm import LLM
 from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
 
@@ -123,6 +127,28 @@ class Strata:
             password=password,
         )
         return ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
+
+    def distill(
+        self,
+        *,
+        layers: Sequence[str] | None = None,
+        document_ids: Sequence[str] | None = None,
+        llm: LLM | None = None,
+        config: DistillConfig | None = None,
+        force: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> DistillReport:
+        """Build the distilled layers (see :func:`kg.distill.distill`) with the configured LLM, or offline."""
+        from kg.distill import distill
+        from kg.llm import make_llm
+
+        model = llm or make_llm(self.settings.llm, cache_dir=self.settings.cache_dir)
+        try:
+            return distill(self.store, self.embedder, model, layers=layers, document_ids=document_ids,
+                           progress=progress, batch_size=self.settings.batch_size, config=config, force=force)
+        finally:
+            if llm is None:
+                model.close()
 
     def delete(self, key: str) -> DocumentInfo:
         """Delete a document (by id or source path) and everything derived only from it."""

@@ -115,7 +115,7 @@ class EntityResolver:
         """Resolve ``(name, type)`` mentions; equal mentions resolve once."""
         cfg = self.config
         unique: dict[tuple[str, str], str] = {}
-        self._frequency: Counter[tuple[str, str]] = Counter()
+        self._frequency = Counter()
         for name, type_ in mentions:
             name = " ".join(name.split())
             if name_key(name):

@@ -39,16 +39,30 @@ def load(
     exclude: list[str] = typer.Option([], "--exclude", help="Glob of files to skip (repeatable)."),
     password: str = typer.Option(None, "--password", help="Password for encrypted PDFs."),
     report_path: Path = typer.Option(None, "--json", help="Write the JSON report to this file ('-': stdout)."),
+    distill_layers: str = typer.Option(
+        "atoms,triples", "--distill",
+        help="Distilled layers to build after loading (atoms,triples,tags,tables,pseudograph), or 'none'. "
+             "Without an LLM: statements and offline entities."),
 ) -> None:
     """Load documents and corpora into the knowledge base. Exit status 1 if any file failed."""
-    with Strata.connect(settings_of(ctx)) as kb, _progress() as bar:
-        task = bar.add_task("loading", total=None)
+    from kg.cli.commands.distill import print_report, run_distill
 
-        def step(path: Path, done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total, description=path.name[:40])
+    with Strata.connect(settings_of(ctx)) as kb:
+        with _progress() as bar:
+            task = bar.add_task("loading", total=None)
 
-        report = kb.load(paths, include=include, exclude=exclude, password=password, progress=step)
+            def step(path: Path, done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total, description=path.name[:40])
+
+            report = kb.load(paths, include=include, exclude=exclude, password=password, progress=step)
+        loaded = sorted({f.document_id for f in report.files if f.document_id and f.status in ("loaded", "replaced")})
+        distilled = None
+        if distill_layers.strip().lower() != "none" and any(f.status in ("loaded", "replaced") for f in report.files):
+            # Only pending chunks are distilled, so all documents can be named when a file held several.
+            distilled = run_distill(kb, distill_layers, loaded if all(f.document_id for f in report.files) else None)
     data = report.to_json()
+    if distilled is not None:
+        data["distill"] = distilled.to_json()
     if report_path is not None and str(report_path) == "-":
         emit_json(data)
     elif report_path is not None:
@@ -62,7 +76,9 @@ def load(
         if f.error:
             console.print(f"[red]{f.status}[/]: {f.error}", highlight=False)
     console.print(f"summary: {report.summary()}  chunking: {report.chunking}", highlight=False)
-    if report.failed:
+    if distilled is not None:
+        print_report(distilled)
+    if report.failed or (distilled is not None and (distilled.failed or distilled.stopped)):
         raise typer.Exit(1)
 
 
