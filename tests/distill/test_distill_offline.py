@@ -56,3 +56,27 @@ def test_offline_tags_and_pseudograph(kb: GraphStore, hotpot: list[str]) -> None
                      "RETURN d.title AS title, t.text AS topic, f.path_text AS path LIMIT 1")[0]
     assert topic["topic"] == topic["title"] and topic["path"].startswith(topic["title"] + " > ")
     assert count(kb, "MATCH (f:FactItem) WHERE NOT (f)-[:ITEM_OF]->(:Chunk) RETURN count(f) AS n") == 0
+
+
+def test_table_rows_are_typed_and_aggregated(kb: GraphStore, tmp_path: Path) -> None:
+    from kg.distill import aggregate_rows
+    from kg.ingest import Ingestor
+
+    path = tmp_path / "sites.csv"
+    path.write_text("Site name,Country,Turbines,Capacity (MW)\nNorth,Denmark,10,\"1,250.5\"\n"
+                    "South,Denmark,14,900\nEast,Spain,n/a,300\n", "utf-8")
+    Ingestor(kb, EMBEDDER).load([path])
+    report = distill(kb, EMBEDDER, OfflineLLM(), layers=["tables"])
+    assert report.layers["tables"].created["Row from tables"] == 3
+    rows = kb.query("MATCH (c:Chunk)-[:HAS_ROW]->(r:Row)-[:ROW_OF]->(t:Table)<-[:REPRESENTS]-(c) "
+                    "RETURN r.cells AS cells, r.c_capacity_mw AS mw, r.c_turbines AS turbines, t.id AS table "
+                    "ORDER BY r.index")
+    assert rows[0]["cells"] == ["Site name=North", "Country=Denmark", "Turbines=10", "Capacity (MW)=1,250.5"]
+    assert [r["mw"] for r in rows] == [1250.5, 900.0, 300.0]
+    assert rows[2]["turbines"] is None  # "n/a" is not a number
+    table = rows[0]["table"]
+    assert aggregate_rows(kb, table, "Turbines", "sum").value == 24
+    assert aggregate_rows(kb, table, "Capacity (MW)", "max", {"country": "denmark"}).value == 1250.5
+    assert aggregate_rows(kb, table, "Site name", "count", {"Country": "Denmark"}).value == 2
+    assert aggregate_rows(kb, None, "turbines", "avg", {"turbines": 14}).value == 14
+    assert aggregate_rows(kb, table, "Capacity (MW)", "min", {"Country": "Spain"}).value == 300
