@@ -10,13 +10,15 @@ from rich.console import Console
 
 from kg.settings import Settings
 
-__all__ = ["app", "console", "emit_json", "neo4j_app", "settings_of"]
+__all__ = ["app", "bench_app", "console", "emit_json", "neo4j_app", "settings_of"]
 
 app = typer.Typer(help="Strata: a three-layer knowledge graph in Neo4j, and cited answers over it.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 neo4j_app = typer.Typer(help="Run the local Neo4j server Strata provisions (no Docker needed).",
                         no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
+bench_app = typer.Typer(help="Benchmarks, each in a throwaway Neo4j; they print JSON.", no_args_is_help=True)
+app.add_typer(bench_app, name="bench")
 console = Console(stderr=True)
 
 

@@ -33,7 +33,6 @@ class ChunkRecord:
     text: str
     title: str
     order: int
-    section_path: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 Without an LLM the triples layer still links chunks through entities. With ``en_core_web_sm`` (or any
 model named in ``model``) installed, its named entities are used; otherwise a rule-based matcher over
 ``spacy.blank`` tokens finds proper nouns (capitalised word sequences, title-cased multiword names with
-"of"/"de"/"and" inside), years, dates and numbers with units, and, in Chinese text, names in
-book-title or corner quotes. Relations are co-occurrences within one sentence: the short lower-case verb
-phrase between two entities when there is one ("founded", "was born in"), else ``co_occurs_with``.
+"of"/"de"/"van" inside), years, dates and numbers with units, and, in Chinese text, names in
+book-title or corner quotes. Relations are co-occurrences within one sentence (each entity with the
+next one and with the sentence's first): the short lower-case verb phrase between two entities when
+there is one ("founded", "was born in"), else ``co_occurs_with``.
 Everything it produces is marked ``source='offline'``.
 
 >>> ex = OfflineExtractor(model=None)
@@ -97,7 +98,7 @@ class OfflineExtractor:
     the rule-based matcher.
     """
 
-    def __init__(self, *, model: str | None = "en_core_web_sm", max_pairs_per_sentence: int = 10) -> None:
+    def __init__(self, *, model: str | None = "en_core_web_sm", max_pairs_per_sentence: int = 8) -> None:
         self.max_pairs = max_pairs_per_sentence
         self.model_name: str | None = None
         self.nlp: Language
@@ -153,19 +154,20 @@ class OfflineExtractor:
             for sentence in group:
                 ents = next(found)
                 extraction.entities.extend((e.name, e.type) for e in ents)
-                pairs = 0
-                for i, head in enumerate(ents):
-                    for tail in ents[i + 1:]:
-                        if pairs >= self.max_pairs or head.name == tail.name:
-                            continue
-                        gap = sentence[head.end:tail.start].strip(" ,")
-                        relation = "co_occurs_with"
-                        if _VERB_GAP.match(gap) and any(w not in STOPWORDS for w in gap.split()):
-                            relation = gap.replace(" ", "_")
-                        extraction.triples.append(ExtractedTriple(
-                            head=head.name, head_type=head.type, relation=relation, tail=tail.name,
-                            tail_type=tail.type))
-                        pairs += 1
+                # Each entity with the next one (a chain) and with the sentence's first entity (usually
+                # its subject): linear in the entities, not quadratic.
+                pairs = sorted({(i, i + 1) for i in range(len(ents) - 1)} | {(0, j) for j in range(2, len(ents))})
+                for i, j in pairs[:self.max_pairs]:
+                    head, tail = ents[i], ents[j]
+                    if head.name == tail.name:
+                        continue
+                    gap = sentence[head.end:tail.start].strip(" ,")
+                    relation = "co_occurs_with"
+                    if _VERB_GAP.match(gap) and any(w not in STOPWORDS for w in gap.split()):
+                        relation = gap.replace(" ", "_")
+                    extraction.triples.append(ExtractedTriple(
+                        head=head.name, head_type=head.type, relation=relation, tail=tail.name,
+                        tail_type=tail.type))
             out.append(extraction)
         return out
 

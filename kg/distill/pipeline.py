@@ -93,8 +93,7 @@ def distill(
         layer = _LAYERS[name](ctx)
         layer_started = time.perf_counter()
         rows = store.read("distill/pending_chunks", layer=name, document_ids=docs)
-        chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"],
-                              tuple(r["section_path"])) for r in rows]
+        chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"]) for r in rows]
         entry = report.layers[name] = LayerReport(pending=len(chunks), method=layer.method)
         layer.prepare(chunks)
         done = 0

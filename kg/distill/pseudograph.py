@@ -114,9 +114,12 @@ class PseudoGraphLayer(Layer):
         """Per document: (topic, leaf route paths). Offline: the title and the chunks' section paths."""
         if self.ctx.offline:
             out: dict[str, tuple[str, list[tuple[str, ...]]]] = {}
+            ids = [c.id for cs in docs.values() for c in cs]
+            sections = {r["id"]: tuple(r["section_path"])
+                        for r in self.ctx.store.read("distill/section_paths", ids=ids)}
             for doc, chunks in docs.items():
                 title = chunks[0].title or doc
-                paths = [tuple(p for p in c.section_path if text_key(p) != text_key(title)) or ("overview",)
+                paths = [tuple(p for p in sections.get(c.id, ()) if text_key(p) != text_key(title)) or ("overview",)
                          for c in chunks]
                 out[doc] = (title, paths)
             return out

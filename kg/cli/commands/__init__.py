@@ -1,5 +1,5 @@
 """Each module registers its commands on :data:`kg.cli.app.app` when imported."""
 
-from kg.cli.commands import distill, knowledge, server
+from kg.cli.commands import bench, distill, knowledge, server
 
-__all__ = ["distill", "knowledge", "server"]
+__all__ = ["bench", "distill", "knowledge", "server"]
