@@ -14,7 +14,7 @@ Example::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,6 +34,7 @@ from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
 
 if TYPE_CHECKING:
+    from kg.distill import DistillConfig, DistillReport
     from reasoning import Answer, ReasoningSettings
 
 __all__ = ["LAYERS", "AsyncStrata", "DocumentInfo", "Stats", "Strata"]
@@ -149,6 +150,21 @@ class Strata:
             password=password, llm=self.llm,
         )
         return ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
+
+    def distill(
+        self,
+        *,
+        layers: Sequence[str] | None = None,
+        document_ids: Sequence[str] | None = None,
+        config: DistillConfig | None = None,
+        force: bool = False,
+        progress: Callable[[str, int, int], None] | None = None,
+    ) -> DistillReport:
+        """Build the distilled layers (see :func:`kg.distill.distill`) with the configured LLM, or offline."""
+        from kg.distill import distill
+
+        return distill(self.store, self.embedder, self.llm, layers=layers, document_ids=document_ids,
+                       progress=progress, batch_size=self.settings.batch_size, config=config, force=force)
 
     def delete(self, key: str) -> DocumentInfo:
         """Delete a document (by id or source path) and everything derived only from it."""

@@ -46,8 +46,14 @@ def load(
     report_path: Path = typer.Option(None, "--json", help="Write the JSON report to this file ('-': stdout)."),
     estimate: bool = typer.Option(False, "--estimate", help="Only estimate the LLM tokens; write nothing."),
     budget_tokens: int = typer.Option(None, "--budget-tokens", help="Stop cleanly before spending more tokens."),
+    distill_layers: str = typer.Option(
+        "atoms,triples", "--distill",
+        help="Distilled layers to build after loading (atoms,triples,tags,tables,pseudograph), or 'none'. "
+             "Without an LLM: statements and offline entities."),
 ) -> None:
     """Load documents and corpora into the knowledge base. Exit status 1 if any file failed."""
+    from kg.cli.commands.distill import print_report, run_distill
+
     settings = settings_of(ctx)
     if estimate:
         # Parsing and chunking only: no Neo4j, no LLM call.
@@ -55,14 +61,23 @@ def load(
         emit_json(estimate_llm_tokens(files, chunk_tokens=settings.chunk_tokens,
                                       chunk_overlap=settings.chunk_overlap, password=password))
         return
-    with Strata.connect(settings, budget_tokens=budget_tokens) as kb, _progress() as bar:
-        task = bar.add_task("loading", total=None)
 
-        def step(path: Path, done: int, total: int) -> None:
-            bar.update(task, completed=done, total=total, description=path.name[:40])
+    with Strata.connect(settings, budget_tokens=budget_tokens) as kb:
+        with _progress() as bar:
+            task = bar.add_task("loading", total=None)
 
-        report = kb.load(paths, include=include, exclude=exclude, password=password, progress=step)
+            def step(path: Path, done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total, description=path.name[:40])
+
+            report = kb.load(paths, include=include, exclude=exclude, password=password, progress=step)
+        loaded = sorted({f.document_id for f in report.files if f.document_id and f.status in ("loaded", "replaced")})
+        distilled = None
+        if distill_layers.strip().lower() != "none" and any(f.status in ("loaded", "replaced") for f in report.files):
+            # Only pending chunks are distilled, so all documents can be named when a file held several.
+            distilled = run_distill(kb, distill_layers, loaded if all(f.document_id for f in report.files) else None)
     data = report.to_json()
+    if distilled is not None:
+        data["distill"] = distilled.to_json()
     if report_path is not None and str(report_path) == "-":
         emit_json(data)
     elif report_path is not None:
@@ -76,7 +91,9 @@ def load(
         if f.error:
             console.print(f"[red]{f.status}[/]: {f.error}", highlight=False)
     console.print(f"summary: {report.summary()}  chunking: {report.chunking}", highlight=False)
-    if report.failed:
+    if distilled is not None:
+        print_report(distilled)
+    if report.failed or (distilled is not None and (distilled.failed or distilled.stopped)):
         raise typer.Exit(1)
 
 

@@ -1,0 +1,3 @@
+UNWIND $ids AS id
+MATCH (:Chunk {id: id})-[t:TAGGED]->(:Tag)
+DELETE t

@@ -1,0 +1,4 @@
+// A chunk's layer is done (in the transaction that wrote it); layers in $stale must run again on it.
+UNWIND $ids AS id
+MATCH (c:Chunk {id: id})
+SET c.distilled = [x IN coalesce(c.distilled, []) WHERE x <> $layer AND NOT x IN $stale] + $layer

@@ -1,0 +1,7 @@
+// Chunks of the given documents (all when $document_ids is null) that a layer has not distilled yet.
+MATCH (c:Chunk)
+WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)
+  AND NOT $layer IN coalesce(c.distilled, [])
+RETURN c.id AS id, c.document_id AS document_id, c.text AS text, coalesce(c.title, '') AS title,
+       c.order AS order
+ORDER BY c.document_id, c.order

@@ -1,0 +1,122 @@
+"""Typed records passed between the distillation stages, the tuning knobs, and the job report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+__all__ = [
+    "ALL_LAYERS",
+    "ChunkExtraction",
+    "ChunkFailure",
+    "ChunkRecord",
+    "DistillConfig",
+    "DistillReport",
+    "ExtractedTriple",
+    "LayerName",
+    "LayerReport",
+]
+
+LayerName = Literal["atoms", "triples", "tags", "tables", "pseudograph"]
+# Run order: tables read the facts the triples layer wrote for the same chunk.
+ALL_LAYERS: tuple[LayerName, ...] = ("atoms", "triples", "tables", "tags", "pseudograph")
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """A chunk as distillation reads it from the graph."""
+
+    id: str
+    document_id: str
+    text: str
+    title: str
+    order: int
+
+
+@dataclass(frozen=True)
+class ExtractedTriple:
+    head: str
+    head_type: str
+    relation: str
+    tail: str
+    tail_type: str
+
+
+@dataclass
+class ChunkExtraction:
+    """Entities a chunk names (surface name, type) and the triples among them."""
+
+    entities: list[tuple[str, str]] = field(default_factory=list)
+    triples: list[ExtractedTriple] = field(default_factory=list)
+
+
+@dataclass
+class DistillConfig:
+    """Tuning of the layers; the defaults follow the papers where they give values.
+
+    ``entity_threshold``: cosine above which a new entity joins an existing one of a compatible type
+    (with ``entity_name_similarity``, a character n-gram guard, so that vectors alone never merge two
+    different names). ``fact_rouge``/``fact_similarity``: PG-RAG fact-check thresholds (ROUGE-L
+    precision against the chunk, cosine to the best-matching sentence); ``fact_regenerations`` bounds
+    the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``: PG-RAG fusion thresholds.
+    """
+
+    atom_temperature: float = 0.7
+    statement_max_words: int = 40
+    entity_threshold: float = 0.92
+    entity_name_similarity: float = 0.5
+    entity_candidates: int = 10
+    fact_rouge: float = 0.4
+    fact_similarity: float = 0.5
+    fact_regenerations: int = 1
+    topic_fusion: float = 0.92
+    fact_fusion: float = 0.98
+    fusion_candidates: int = 10
+    tag_sample: int = 30
+    tags_per_chunk: int = 3
+    domain: str = "general"
+    llm_concurrency: int = 8
+    spacy_model: str | None = "en_core_web_sm"
+
+
+class ChunkFailure(BaseModel):
+    """A chunk (or document, for the pseudo-graph) left undistilled; the next run retries it."""
+
+    layer: str
+    id: str
+    error: str
+
+
+class LayerReport(BaseModel):
+    """One layer's run: how many chunks it distilled, the nodes and edges it wrote, what failed."""
+
+    chunks: int = 0
+    pending: int = 0
+    created: dict[str, int] = Field(default_factory=dict)
+    failed: list[ChunkFailure] = Field(default_factory=list)
+    seconds: float = 0.0
+    llm_seconds: float = 0.0
+    method: str = ""
+
+    def add(self, counts: dict[str, int]) -> None:
+        for key, value in counts.items():
+            self.created[key] = self.created.get(key, 0) + value
+
+
+class DistillReport(BaseModel):
+    """The job report: per-layer counts, whether it ran offline, and the model layer's accounting."""
+
+    layers: dict[str, LayerReport] = Field(default_factory=dict)
+    offline: bool
+    llm: dict[str, Any] = Field(default_factory=dict)
+    seconds: float = 0.0
+    stopped: str | None = None  # why the job stopped early (an LLM outage or spent budget)
+
+    @property
+    def failed(self) -> int:
+        return sum(len(r.failed) for r in self.layers.values())
+
+    def to_json(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")

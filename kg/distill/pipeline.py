@@ -1,0 +1,122 @@
+"""The distillation job: pending chunks per layer, in batches of whole documents, one transaction each.
+
+Example::
+
+    report = distill(store, embedder, llm, layers=["atoms", "triples"], document_ids=None)
+    print(report.layers["atoms"].created, report.llm)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from functools import partial
+
+from kg.distill.atoms import AtomsLayer
+from kg.distill.base import Context, Layer, Progress
+from kg.distill.models import ALL_LAYERS, ChunkRecord, DistillConfig, DistillReport, LayerReport
+from kg.distill.pseudograph import PseudoGraphLayer
+from kg.distill.tables import TablesLayer
+from kg.distill.tags import TagsLayer
+from kg.distill.triples import TriplesLayer
+from kg.embeddings import Embedder
+from kg.errors import ConfigError
+from kg.graph.store import GraphStore
+from kg.llm import LLM
+
+__all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "parse_layers"]
+
+DEFAULT_LAYERS_OFFLINE: tuple[str, ...] = ("atoms", "triples", "tables")
+# Tags cost one call per chunk and make query-time expansion possible; the pseudo-graph is opt-in
+# (two calls per chunk plus one per document).
+DEFAULT_LAYERS_LLM: tuple[str, ...] = ("atoms", "triples", "tables", "tags")
+_LAYERS: dict[str, type[Layer]] = {
+    "atoms": AtomsLayer, "triples": TriplesLayer, "tables": TablesLayer, "tags": TagsLayer,
+    "pseudograph": PseudoGraphLayer,
+}
+
+
+def default_layers(offline: bool) -> list[str]:
+    return list(DEFAULT_LAYERS_OFFLINE if offline else DEFAULT_LAYERS_LLM)
+
+
+def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
+    """``"atoms,triples"`` or a list -> validated layer names (None stays None: the defaults)."""
+    if text is None:
+        return None
+    names = [n.strip() for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
+    unknown = sorted(set(names) - set(ALL_LAYERS))
+    if unknown:
+        raise ConfigError(f"unknown distillation layer(s) {unknown}: choose from {', '.join(ALL_LAYERS)}")
+    return names
+
+
+def _batches(chunks: Sequence[ChunkRecord], size: int) -> Iterator[list[ChunkRecord]]:
+    """Batches of about ``size`` chunks that never split a document (chunks come sorted by document)."""
+    batch: list[ChunkRecord] = []
+    for i, chunk in enumerate(chunks):
+        batch.append(chunk)
+        last_of_doc = i + 1 == len(chunks) or chunks[i + 1].document_id != chunk.document_id
+        if len(batch) >= size and last_of_doc:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def distill(
+    store: GraphStore,
+    embedder: Embedder,
+    llm: LLM,
+    *,
+    layers: Sequence[str] | None = None,
+    document_ids: Sequence[str] | None = None,
+    progress: Progress | None = None,
+    batch_size: int = 500,
+    config: DistillConfig | None = None,
+    force: bool = False,
+) -> DistillReport:
+    """Distil the loaded chunks (of ``document_ids``, or all) into ``layers`` and return the report.
+
+    Chunks already distilled for a layer are skipped unless ``force``; a run that stopped (an error, an
+    interrupt, an LLM outage) resumes where it stopped. ``progress(layer, done, total)`` is called after
+    each batch. An LLM that is down or out of budget stops the job after the current batch is written.
+    """
+    started = time.perf_counter()
+    chosen = parse_layers(layers) or default_layers(llm.offline)
+    ctx = Context(store, embedder, llm, config or DistillConfig())
+    docs = list(document_ids) if document_ids is not None else None
+    if force:
+        store.write("distill/unmark_chunks", document_ids=docs, layers=chosen)
+    report = DistillReport(offline=llm.offline)
+    for name in (n for n in ALL_LAYERS if n in chosen):
+        layer = _LAYERS[name](ctx)
+        layer_started = time.perf_counter()
+        rows = store.read("distill/pending_chunks", layer=name, document_ids=docs)
+        chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"]) for r in rows]
+        entry = report.layers[name] = LayerReport(pending=len(chunks), method=layer.method)
+        layer.prepare(chunks)
+        done = 0
+        for batch in _batches(chunks, batch_size):
+            built = layer.build(batch)
+            if built.done:
+                store.atomic(partial(layer.write, built=built, batch=batch))
+                entry.add(built.counts)
+                entry.add(layer.after(built))
+            entry.chunks += len(built.done)
+            entry.failed += built.failed
+            entry.llm_seconds += built.llm_seconds
+            done += len(batch)
+            if progress is not None:
+                progress(name, done, len(chunks))
+            if built.fatal is not None:
+                entry.seconds = time.perf_counter() - layer_started
+                report.stopped = f"{name}: {str(built.fatal).splitlines()[0]}"
+                break
+        entry.seconds = round(time.perf_counter() - layer_started, 4)
+        entry.llm_seconds = round(entry.llm_seconds, 4)
+        if report.stopped:
+            break
+    report.llm = llm.accounting.to_json()
+    report.seconds = round(time.perf_counter() - started, 4)
+    return report

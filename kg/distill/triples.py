@@ -1,0 +1,96 @@
+"""Triples and entities (KG2RAG 2.1): per chunk, typed (head, relation, tail) triples, resolved entities,
+reified facts that keep their chunk, and the chunk's mentions.
+
+With an LLM the ``triples`` task extracts them; offline, :class:`~kg.distill.offline.OfflineExtractor`
+finds entities with spaCy and relates those that share a sentence. Mentions of the whole batch are
+resolved at once by :class:`~kg.distill.resolve.EntityResolver` (indexed lookups, never all pairs).
+Each triple becomes ``(:Fact {head, relation, tail, text})-[:FACT_OF]->(:Chunk)`` with ``SUBJECT`` and
+``OBJECT`` edges to its entities, so a fact is deleted with its document while the entities, shared
+across documents, stay as long as some chunk mentions them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+
+from kg.distill.base import Built, Layer, call_many, short_hash
+from kg.distill.models import ChunkExtraction, ChunkRecord, ExtractedTriple
+from kg.distill.offline import OfflineExtractor
+from kg.distill.resolve import EntityResolver
+from kg.llm import Triples
+
+__all__ = ["TriplesLayer"]
+
+
+class TriplesLayer(Layer):
+    name = "triples"
+    clear = ("distill/clear_facts",)
+    stale = ("tables",)  # relation rows are read from the chunk's facts
+
+    @cached_property
+    def extractor(self) -> OfflineExtractor:
+        return OfflineExtractor(model=self.ctx.config.spacy_model)
+
+    @property
+    def method(self) -> str:
+        return f"offline ({self.extractor.method})" if self.ctx.offline else "llm"
+
+    def _extract(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, ChunkExtraction]]:
+        if self.ctx.offline:
+            return list(zip(chunks, self.extractor.extract_many([c.text for c in chunks]), strict=True))
+        outcome = call_many(self.ctx, "triples", Triples, [{"chunk": c.text} for c in chunks])
+        built.absorb(outcome)
+        out: list[tuple[ChunkRecord, ChunkExtraction]] = []
+        for i, chunk in enumerate(chunks):
+            if i in outcome.errors:
+                built.fail(self.name, [chunk.id], outcome.errors[i])
+                continue
+            extraction = ChunkExtraction()
+            for t in outcome.results[i].triples:
+                if not (t.head.strip() and t.tail.strip() and t.relation.strip()):
+                    continue
+                extraction.triples.append(ExtractedTriple(t.head.strip(), t.head_type, t.relation.strip(),
+                                                          t.tail.strip(), t.tail_type))
+                extraction.entities += [(t.head.strip(), t.head_type), (t.tail.strip(), t.tail_type)]
+            out.append((chunk, extraction))
+        return out
+
+    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+        built = Built()
+        extracted = self._extract(chunks, built)
+        source = "offline" if self.ctx.offline else "llm"
+        resolver = EntityResolver(self.ctx.store, self.ctx.embedder, self.ctx.config)
+        resolution = resolver.resolve([m for _, ex in extracted for m in ex.entities])
+        facts: list[dict[str, object]] = []
+        mentions: list[dict[str, str]] = []
+        for chunk, ex in extracted:
+            ids = {resolution.ids[(" ".join(n.split()), t)] for n, t in ex.entities
+                   if (" ".join(n.split()), t) in resolution.ids}
+            mentions += [{"chunk_id": chunk.id, "entity_id": e} for e in sorted(ids)]
+            seen: set[tuple[str, str, str]] = set()
+            for t in ex.triples:
+                head = resolution.ids.get((" ".join(t.head.split()), t.head_type))
+                tail = resolution.ids.get((" ".join(t.tail.split()), t.tail_type))
+                relation = "_".join(t.relation.split())
+                if head is None or tail is None or (head, relation, tail) in seen:
+                    continue
+                seen.add((head, relation, tail))
+                facts.append({
+                    "id": f"{chunk.id}:f{short_hash(head, relation, tail, n=10)}", "chunk_id": chunk.id,
+                    "document_id": chunk.document_id, "head": t.head, "relation": relation, "tail": t.tail,
+                    "head_id": head, "tail_id": tail, "source": source,
+                    "text": f"{t.head} {relation.replace('_', ' ')} {t.tail}",
+                })
+            built.done.append(chunk.id)
+        if facts:
+            vectors = self.ctx.embedder.embed([str(f["text"]) for f in facts])
+            for fact, vector in zip(facts, vectors, strict=True):
+                fact["embedding"] = vector.tolist()
+        new = [{"id": e.id, "key": e.key, "name": e.name, "type": e.type, "aliases": sorted(e.aliases),
+                "source": source, "embedding": e.embedding} for e in resolution.new]
+        built.rows += [("distill/merge_entities", new), ("distill/add_aliases", resolution.alias_rows()),
+                       ("distill/create_facts", facts), ("distill/create_mentions", mentions)]
+        built.counts = {"Entity": len(new), "Entity reused": len(resolution.entities) - len(new),
+                        "Fact": len(facts), "MENTIONS": len(mentions)}
+        return built

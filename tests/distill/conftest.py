@@ -1,0 +1,91 @@
+"""Distillation tests: the real Neo4j, the real OpenAI-compatible client against the scripted server.
+
+:class:`Responder` answers each LLM task from the chunk text in the request, so replies do not depend on
+the order of concurrent calls; tests swap its per-task functions to inject bad output.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.distill.text import sentences
+from kg.embeddings import HashingEmbedder
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
+from kg.ingest import Ingestor
+from kg.llm.openai_llm import OpenAICompatibleLLM
+from kg.settings import LLMSettings
+from kg.testing.scripted_llm import Item, ScriptedLLMServer
+
+EMBEDDER = HashingEmbedder(dimensions=64)
+Reply = Callable[[str], Item]
+
+
+class Responder:
+    """Per-task reply functions of the user message's text."""
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, Reply] = {}
+        self.seen: dict[str, list[str]] = {}
+
+    def __call__(self, body: dict[str, Any]) -> Item:
+        task = body.get("response_format", {}).get("json_schema", {}).get("name", "default")
+        user = body["messages"][-1]["content"] if body["messages"][-1]["role"] == "user" else ""
+        if "could not be used" in user:  # the client's repair round trip: answer from the original
+            user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        self.seen.setdefault(task, []).append(user)
+        if task not in self.tasks:
+            return {"error": f"no reply scripted for {task}"}
+        return self.tasks[task](user)
+
+
+def section(text: str, marker: str) -> str:
+    """The part of a prompt after ``marker`` (e.g. "Chunk:")."""
+    return text.split(marker, 1)[1].strip() if marker in text else text
+
+
+@pytest.fixture
+def kb(store: GraphStore) -> GraphStore:
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    return store
+
+
+@pytest.fixture
+def responder() -> Responder:
+    return Responder()
+
+
+@pytest.fixture
+def llm(responder: Responder) -> Iterator[OpenAICompatibleLLM]:
+    with ScriptedLLMServer(default=responder) as server:
+        client = OpenAICompatibleLLM(
+            LLMSettings(base_url=server.base_url, model="test-model", timeout_s=5.0, max_retries=1),
+            cache_dir=None, base_backoff_s=0.01, max_backoff_s=0.02,
+        )
+        yield client
+        client.close()
+
+
+def load_passages(store: GraphStore, tmp_path: Path, passages: dict[str, str], name: str = "corpus") -> list[str]:
+    """Load ``{title: text}`` as one document per passage; returns their document ids in order."""
+    path = tmp_path / f"{name}.json"
+    path.write_text(json.dumps([{"title": t, "text": x} for t, x in passages.items()]), "utf-8")
+    Ingestor(store, EMBEDDER, batch_size=200).load([path])
+    rows = store.query("MATCH (d:Document) WHERE d.source STARTS WITH $p RETURN d.id AS id, d.title AS title",
+                       p=str(path.resolve()))
+    by_title = {r["title"]: r["id"] for r in rows}
+    return [by_title[t] for t in passages]
+
+
+def questions_from(text: str) -> Item:
+    """Atomic questions: one per sentence, plus a duplicate to exercise de-duplication."""
+    chunk = section(text, "Chunk:")
+    sents = sentences(chunk)
+    questions = [f"What does the text state about {s.split()[0] if ' ' in s else s[:4]} ({n})?"
+                 for n, s in enumerate(sents)]
+    return {"questions": [*questions, questions[0]]}
