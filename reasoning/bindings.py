@@ -43,8 +43,9 @@ def retrieval_ports(store: GraphStore, embedder: Embedder, llm: LLM | None) -> P
         return None
     return Ports(
         flat=make("chunk", store, embedder, llm=llm),
-        hierarchical=make("H-R", store, embedder, llm=llm),
-        hybrid=make("hybrid", store, embedder, llm=llm),
+        hierarchical=make("hr", store, embedder, llm=llm),
+        # Factual questions take Strata's best hybrid: vectors, atoms, Lucene and title links, fused.
+        hybrid=make("strata", store, embedder, llm=llm),
         kg2rag=make("kg2rag", store, embedder, llm=llm),
         pgrag=make("pgrag", store, embedder, llm=llm),
         atoms=_AtomCandidates(atom_candidates, store, embedder),
