@@ -10,7 +10,6 @@ new passages, and passages no longer in the corpus are deleted so every run scor
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 import tempfile
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kg.distill import distill
 from kg.embeddings import Embedder
 from kg.errors import ConfigError, LoaderError
 from kg.graph.schema import ensure_schema
@@ -145,17 +145,15 @@ class DistillOutcome:
     reason: str = ""
 
 
+# Every layer a retrieval method reads: atoms (atom, multigrain), triples (kg2rag, strata's entity links),
+# tags (tags), the pseudo-graph (pgrag). Offline, each is built by its offline method.
+EVAL_LAYERS = ("atoms", "triples", "tags", "pseudograph")
+
+
 def distill_if_available(store: GraphStore, embedder: Embedder, llm: LLM, document_ids: list[str]) -> DistillOutcome:
-    """Build the distilled layer (offline layers when ``llm`` is offline) for ``document_ids`` through
-    ``kg.distill.distill`` when that module is installed; report it unavailable otherwise."""
-    try:
-        distill_module = importlib.import_module("kg.distill")
-    except ModuleNotFoundError as exc:
-        if exc.name not in ("kg.distill", "kg"):
-            raise
-        return DistillOutcome(False, "kg.distill is not installed")
+    """Build every distilled layer the methods read (offline methods when ``llm`` is offline)."""
     if document_ids:
-        distill_module.distill(store, embedder, llm, document_ids=document_ids)
+        distill(store, embedder, llm, layers=EVAL_LAYERS, document_ids=document_ids)
     return DistillOutcome(True)
 
 

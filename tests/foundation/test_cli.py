@@ -51,7 +51,7 @@ def test_config_hides_secrets(tmp_path: Path) -> None:
     env = private_env(tmp_path)
     env.update(STRATA_LLM_API_KEY="sk-very-secret-value", STRATA_NEO4J_URI="bolt://db.example:7687",
                STRATA_NEO4J_PASSWORD="db-secret-pw")
-    shown = strata(env, "config")
+    shown = strata(env, "config", "--json")
     assert shown.returncode == 0, shown.stderr
     assert "sk-very-secret-value" not in shown.stdout and "db-secret-pw" not in shown.stdout
     assert json.loads(shown.stdout)["neo4j"]["uri"] == "bolt://db.example:7687"
