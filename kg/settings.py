@@ -45,7 +45,9 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from kg.errors import ConfigError
 
-__all__ = ["EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings", "free_port"]
+__all__ = [
+    "EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings", "free_port", "kept_ports",
+]
 
 
 _KB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
@@ -53,17 +55,23 @@ _KB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 def _kb_ports(home: Path, kb: str, env: Mapping[str, str]) -> tuple[int, int]:
     """The default knowledge base uses 7687/7474 (or the env's ports); each other local knowledge base
-    keeps the free ports it was given the first time, in ``<home>/kbs/<kb>/ports.json``."""
+    keeps the free ports it was given the first time (see :func:`kept_ports`)."""
     if kb == "default":
         return int(env.get("STRATA_NEO4J_BOLT_PORT", "7687")), int(env.get("STRATA_NEO4J_HTTP_PORT", "7474"))
     if not _KB_NAME.match(kb):
         raise ConfigError(f"invalid knowledge base name {kb!r}: use lowercase letters, digits, '-' and '_'")
-    path = home / "kbs" / kb / "ports.json"
+    return kept_ports(home / "kbs" / kb)
+
+
+def kept_ports(root: Path) -> tuple[int, int]:
+    """Bolt and HTTP ports for the local server under ``root``: chosen free the first time, then kept in
+    ``<root>/ports.json`` so the server answers at the same address across runs."""
+    path = root / "ports.json"
     if path.is_file():
         ports = json.loads(path.read_text("utf-8"))
         return int(ports["bolt"]), int(ports["http"])
     bolt, http = free_port(), free_port()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    root.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"bolt": bolt, "http": http}), "utf-8")
     return bolt, http
 

@@ -30,7 +30,7 @@ from kg.llm import LLM
 from kg.retrieval.common import graph_has
 from kg.server.local import LocalNeo4j
 from kg.server.throwaway import throwaway_server
-from kg.settings import LocalServerSettings, Settings, free_port
+from kg.settings import LocalServerSettings, Settings, kept_ports
 from loaders.models import SourceDocument
 from loaders.qa import QALoader
 
@@ -45,36 +45,28 @@ def isolated_store(settings: Settings, embedder: Embedder, *, kb: str | None = N
     """A store on a throwaway Neo4j (``kb=None``) or on the named evaluation server, schema installed."""
     if kb is None:
         with throwaway_server(settings) as endpoint:
-            store = GraphStore.connect(endpoint.uri, endpoint.user, endpoint.password)
-            try:
-                ensure_schema(store, embedder.name, embedder.dimensions)
-                yield store
-            finally:
-                store.close()
+            yield from _schema_store(endpoint.uri, endpoint.user, endpoint.password, embedder)
         return
     if not _NAME.match(kb):
         raise ConfigError(f"invalid evaluation knowledge base name {kb!r}: use lowercase letters, digits, - and _")
     root = settings.home / "eval" / kb
-    ports_file = root / "ports.json"
-    if ports_file.is_file():
-        ports = json.loads(ports_file.read_text("utf-8"))
-    else:
-        root.mkdir(parents=True, exist_ok=True)
-        ports = {"bolt": free_port(), "http": free_port()}
-        ports_file.write_text(json.dumps(ports), "utf-8")
+    bolt, http = kept_ports(root)
     server = LocalNeo4j(LocalServerSettings(home=root / "neo4j", cache_dir=settings.cache_dir,
-                                            bolt_port=int(ports["bolt"]), http_port=int(ports["http"]),
-                                            heap="2g", pagecache="1g"))
+                                            bolt_port=bolt, http_port=http, heap="2g", pagecache="1g"))
     info = server.start()
     try:
-        store = GraphStore.connect(info.bolt_uri, info.user, info.password)
-        try:
-            ensure_schema(store, embedder.name, embedder.dimensions)
-            yield store
-        finally:
-            store.close()
+        yield from _schema_store(info.bolt_uri, info.user, info.password, embedder)
     finally:
         server.stop()
+
+
+def _schema_store(uri: str, user: str, password: str, embedder: Embedder) -> Iterator[GraphStore]:
+    store = GraphStore.connect(uri, user, password)
+    try:
+        ensure_schema(store, embedder.name, embedder.dimensions)
+        yield store
+    finally:
+        store.close()
 
 
 def _records(path: Path) -> list[Any]:
