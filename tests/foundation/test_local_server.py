@@ -14,7 +14,7 @@ import pytest
 from neo4j import RoutingControl
 from pydantic import SecretStr
 
-from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError
+from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError, StartTimeoutError
 from kg.graph.store import GraphStore
 from kg.server import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
@@ -147,3 +147,11 @@ def test_writes_survive_a_server_restart(tmp_path: Path) -> None:
 def test_unreachable_server_is_reported_not_swallowed(tmp_path: Path) -> None:
     with pytest.raises(Neo4jUnavailable, match="no Neo4j answers"):
         GraphStore.connect(f"neo4j://127.0.0.1:{free_port()}", "neo4j", "x", retry_s=1)
+
+
+def test_start_timeout_reports_the_log_and_leaves_nothing_running(tmp_path: Path) -> None:
+    server = make_server(tmp_path, start_timeout_s=0.5)
+    with pytest.raises(StartTimeoutError, match="Log tail") as caught:
+        server.start()
+    assert str(server.console_log) in str(caught.value)
+    assert server.running_pid() is None and not server.pid_file.exists()
