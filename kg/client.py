@@ -149,7 +149,9 @@ class Strata:
             chunk_tokens=self.settings.chunk_tokens, chunk_overlap=self.settings.chunk_overlap,
             password=password, llm=self.llm,
         )
-        return ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
+        report = ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
+        report.llm = self.llm.accounting.to_json()  # the job's totals so far; zeros offline
+        return report
 
     def distill(
         self,

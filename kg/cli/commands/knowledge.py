@@ -91,6 +91,10 @@ def load(
         if f.error:
             console.print(f"[red]{f.status}[/]: {f.error}", highlight=False)
     console.print(f"summary: {report.summary()}  chunking: {report.chunking}", highlight=False)
+    if report.llm is not None:
+        usage = report.llm
+        console.print(f"llm: {usage['calls']} calls, {usage['cache_hits']} cache hits, {usage['prompt_tokens']} prompt "
+                      f"+ {usage['completion_tokens']} completion tokens, ${usage['cost_usd']:.4f}", highlight=False)
     if distilled is not None:
         print_report(distilled)
     if report.failed or (distilled is not None and (distilled.failed or distilled.stopped)):
