@@ -164,6 +164,21 @@ def _choice(question: str, scored: list[tuple[float, str, int]]) -> tuple[str, i
     options = [o for o in (left_opt, right_opt) if o]
     if len(options) < 2:
         return None
+    earlier = re.search(r"\b(?:first|earlier|earliest|older|oldest|before)\b", question, re.I)
+    later = re.search(r"\b(?:later|latest|last|younger|youngest|newer|newest|more recent)\b", question, re.I)
+    if earlier or later:  # a comparison in time: the option whose evidence names the earlier (later) year
+        dated: list[tuple[int, str, int]] = []
+        for option in options:
+            words = content_words(option)
+            years = [(int(y[:4]), h) for _, sentence, h in scored
+                     if len(words & content_words(sentence)) * 2 >= len(words)
+                     for y in re.findall(r"\b(?:1[0-9]|20)\d{2}\b", sentence)]
+            if years:
+                year, hit = min(years) if earlier else max(years)
+                dated.append((year, option, hit))
+        if len(dated) == 2 and dated[0][0] != dated[1][0]:
+            _, option, hit = (min if earlier else max)(dated)
+            return option, hit
     best: tuple[float, str, int] | None = None
     for option in options:
         words = content_words(option)

@@ -60,6 +60,9 @@ def test_offline_choice_picks_the_better_supported_option() -> None:
     texts = ["Morning Edition is a radio news program.", "Weekend Edition is broadcast on weekends."]
     assert extract("Which is a radio news program, Weekend Edition or Morning Edition?", texts).span == \
         "Morning Edition"
+    bands = ["The Exies were formed in 1997 in Los Angeles.", "Circus Diablo was formed in 2004."]
+    assert extract("Which band was formed first, The Exies or Circus Diablo?", bands).span == "The Exies"
+    assert extract("Which band was formed later, The Exies or Circus Diablo?", bands).span == "Circus Diablo"
 
 
 def test_naive_r_citations_only_point_at_text_given_to_the_llm(
