@@ -22,6 +22,7 @@ TABLE_DOCS = {
                    "| West End | 1 | 1 |\n",
     "fleet.md": "# Fleet\n\nThe sites and their machines.\n\n| site | model |\n|---|---|\n"
                 "| North Hill | Alpha 2 |\n| South Bay | Beta 7 |\n| West End | Alpha 2 |\n",
+    "managers.md": "# Site managers\n\nThe manager of South Bay is Ada Quist. North Hill is run by Bo Lind.\n",
     "history.md": "# Approval history\n\nApprovals per year.\n\n| year | approvals |\n|---|---|\n"
                   "| 2019 | 10 |\n| 2020 | 12 |\n| 2021 | 14 |\n| 2022 | 16 |\n",
 }
@@ -117,6 +118,14 @@ def test_bridging_around_a_superlative_ranks_then_bridges(tables: Graph) -> None
     assert out.method == "auto:bridge" and out.answer.startswith("Beta 7 [1]")
     assert out.aggregation is not None and out.aggregation.label == "South Bay"
     assert [c.title for c in out.citations] == ["Fleet", "Failure report 2024"]
+
+
+def test_bridging_without_a_second_table_answers_the_rewritten_question_from_retrieval(tables: Graph) -> None:
+    out = answer("Who is the manager of the site that recorded the most failures?", store=tables.store,
+                 embedder=EMBEDDER, llm=OfflineLLM())
+    assert out.method == "auto:bridge" and out.offline and out.answer.startswith("Ada Quist [")
+    assert "Who is the manager of South Bay?" in out.answer and out.supporting_sentence is not None
+    assert out.citations[0].title == "Failure report 2024" and "Site managers" in {c.title for c in out.citations}
 
 
 def test_predictive_structures_the_series_from_table_rows(tables: Graph) -> None:
