@@ -168,7 +168,7 @@ def creative(run: Run) -> Answer:
         answer = run.extractive("creative", evidence)
         answer.answer = ("offline: creative answers need an LLM (set STRATA_LLM_BASE_URL); the evidence "
                          "found is listed below.")
-        answer.citations = []
+        answer.citations, answer.supporting_sentence = [], None
         return answer
     context = render_evidence(evidence)
 

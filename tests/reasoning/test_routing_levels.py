@@ -190,6 +190,7 @@ def test_creative_runs_perspectives_then_a_cited_synthesis(
 def test_creative_offline_says_an_llm_is_needed(graph: Graph) -> None:
     out = answer("Suggest ideas to renew Morning Edition", store=graph.store, embedder=EMBEDDER, llm=OfflineLLM())
     assert out.offline and "creative answers need an LLM" in out.answer and out.evidence and not out.citations
+    assert out.supporting_sentence is None
 
 
 def test_a_year_beyond_every_year_of_the_evidence_makes_a_question_predictive(graph: Graph) -> None:
