@@ -14,7 +14,8 @@ from kg.graph.store import GraphStore
 from kg.llm import LLM, CitedAnswer, Message, detect_language, load_prompt
 from kg.llm.prompts import PROMPTS_DIR
 from kg.retrieval.base import Hit
-from reasoning.evidence import check_citations, extractive_answer, render_evidence
+from reasoning.evidence import check_citations, render_evidence
+from reasoning.extract import extract
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
 from reasoning.types import Answer, LLMUsage, TraceStep
@@ -86,14 +87,17 @@ class Run:
         })
 
     def extractive(self, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
-        """The offline answer: the best-supported sentence of the top evidence, said to be offline."""
-        text, support = extractive_answer(self.question, evidence)
-        if not evidence:
+        """The offline answer: the short span (or best sentence) across the top evidence, cited with the
+        hit it came from; ``offline=True`` and the source sentence kept as ``supporting_sentence``."""
+        pick = extract(self.question, [h.text for h in evidence])
+        text = f"{pick.span} [{pick.hit + 1}]" if evidence and pick.span else ""
+        if not text:
             text = "offline extractive answer: no evidence was found"
         _, citations, _ = check_citations(text, evidence)
-        self.note("offline_extractive", support=support, top_score=evidence[0].score if evidence else None)
+        self.note("offline_extractive", support=pick.support, sentence=pick.sentence, hit=pick.hit + 1,
+                  top_score=evidence[0].score if evidence else None)
         return Answer(question=self.question, answer=text, method=method, offline=True, citations=citations,
-                      evidence=list(evidence), **extra)
+                      evidence=list(evidence), supporting_sentence=pick.sentence or None, **extra)
 
     def cited(self, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
         """Answer from ``evidence`` (task ``answer``), keeping only citations of the evidence given."""

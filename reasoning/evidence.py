@@ -1,4 +1,4 @@
-"""Numbered evidence for the answerer, cited answers checked in code, and the offline extractive answer.
+"""Numbered evidence for the answerer and cited answers checked in code (offline answers: :mod:`reasoning.extract`).
 
 The evidence list given to the LLM is the only thing a citation may point at: :func:`check_citations`
 keeps the ``[n]`` markers with ``1 <= n <= len(evidence)``, removes the others from the answer text and
@@ -21,16 +21,9 @@ from kg.retrieval.base import Hit
 from loaders import split_sentences
 from reasoning.types import Citation
 
-__all__ = ["MARKER", "check_citations", "extractive_answer", "render_evidence", "strip_markers"]
+__all__ = ["MARKER", "check_citations", "render_evidence", "strip_markers"]
 
 MARKER = re.compile(r"\[(\d+)\]")
-_WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset({
-    "a", "an", "the", "of", "in", "on", "at", "to", "for", "by", "with", "from", "and", "or", "is", "are",
-    "was", "were", "be", "been", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
-    "did", "does", "do", "that", "this", "these", "those", "it", "its", "as", "than", "into", "about",
-    "both"
-})
 
 
 def render_evidence(evidence: Sequence[Hit], *, start: int = 1) -> str:
@@ -79,24 +72,3 @@ def check_citations(answer: str, evidence: Sequence[Hit], listed: Sequence[int] 
             claims=claims.get(marker, []),
         ))
     return cleaned, citations, dropped
-
-
-def _content_words(text: str) -> set[str]:
-    return {w for w in (t.lower() for t in _WORD.findall(text)) if w not in _STOP}
-
-
-def extractive_answer(question: str, evidence: Sequence[Hit]) -> tuple[str, float]:
-    """Offline answer: the sentence of the top evidence sharing most content words with the question.
-
-    Returns ``(sentence [1], support)`` where support is the share of the question's content words the
-    sentence contains; ``("", 0.0)`` without evidence.
-    """
-    if not evidence:
-        return "", 0.0
-    wanted = _content_words(question) or {"_"}
-    best, support = "", -1.0
-    for sentence in _sentences(evidence[0].text) or [evidence[0].text]:
-        overlap = len(wanted & _content_words(sentence)) / len(wanted)
-        if overlap > support:
-            best, support = sentence, overlap
-    return f"{best} [1]", round(support, 4)

@@ -1,12 +1,17 @@
 """PIKE-RAG's L3 and L4 answers, and the quantitative route of L2.
 
-* Predictive (L3, section 5.4): retrieved facts are structured into a yearly series (numbers with years,
-  found by regex in the evidence sentences; without numbers, the count of dated mentions per year), a
+* Predictive (L3, section 5.4): knowledge is structured into a yearly series (a table's Row nodes with a
+  year column and the value column the question names; else numbers with years found by regex in the
+  evidence sentences; without numbers, the count of dated mentions per year), a
   least-squares linear trend forecasts the asked year with its numbers shown, and the LLM explains it
   (task ``forecast_explanation``; offline, a template explanation named as such).
 * Creative (L4, section 5.5): perspective agents answer in parallel (task ``perspective``), then a
   synthesis cites them (task ``synthesis``). Offline there is no creative answer, only the evidence.
-* Quantitative (L2): a Cypher aggregation over a table's Row nodes, when the graph holds the records.
+* Quantitative (L2): Cypher aggregations over a table's Row nodes, when the graph holds the records: the
+  table is chosen by the question's words in its header, caption, section and chunk text; the answer names
+  the winning row for "which ... the most" and the total for "how many ... across all"; a year or row label
+  the question names filters the rows.
+* Bridging around a superlative (L2): the ranking of the relative clause first, then the bridge.
 """
 
 from __future__ import annotations
@@ -14,23 +19,30 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import numpy as np
 
-from kg.llm import ForecastExplanation, Perspective, Synthesis
+from kg.distill import parse_number
+from kg.llm import CitedAnswer, ForecastExplanation, Perspective, Synthesis
 from kg.retrieval.base import Hit
 from loaders import split_sentences
 from reasoning.core import Run
 from reasoning.evidence import check_citations, render_evidence
-from reasoning.types import Answer, Forecast, PerspectiveView
+from reasoning.extract import extract
+from reasoning.ports import TableInfo
+from reasoning.types import Aggregation, Answer, Forecast, PerspectiveView
 
 __all__ = [
+    "NESTED",
     "OPS",
+    "bridge",
     "creative",
     "fit_trend",
     "predictive",
     "quantitative",
     "question_op",
+    "table_series",
     "yearly_series",
 ]
 
@@ -39,8 +51,8 @@ _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\w)")
 OPS: dict[str, tuple[str, ...]] = {
     "avg": ("average", "mean"),
     "sum": ("total", "sum", "altogether", "combined"),
-    "max": ("maximum", "highest", "largest", "most"),
-    "min": ("minimum", "lowest", "smallest", "least"),
+    "max": ("maximum", "highest", "largest", "most", "greatest"),
+    "min": ("minimum", "lowest", "smallest", "least", "fewest"),
     "count": ("how many", "number of", "count"),
 }
 _WORD = re.compile(r"\w+")
@@ -88,10 +100,35 @@ def _target_year(question: str, series: Sequence[tuple[int, float]]) -> int:
     return min(asked) if asked else last + 1
 
 
+def table_series(run: Run) -> tuple[list[tuple[int, float]], str, Hit | None] | None:
+    """The yearly series of the table that fits the question best (a year column and the value column
+    sharing most words with the question), read from its Row nodes; None when no table has one."""
+    plan = _best_plan(run, run.question, None, yearly=True)
+    if plan is None:
+        return None
+    series: dict[int, float] = {}
+    for row in plan.table.rows:
+        cells = dict(row)
+        year, value = parse_number(cells.get(plan.year_column or "", "")), parse_number(cells.get(plan.column, ""))
+        if year is not None and value is not None and not any(
+                c in plan.where and plan.where[c] != v for c, v in cells.items()):
+            series[int(year)] = value
+    if len(series) < 2:
+        return None
+    return sorted(series.items()), plan.column, plan.table.chunk
+
+
 def predictive(run: Run) -> Answer:
-    """L3: knowledge structuring, a transparent linear forecast, and its explanation."""
+    """L3: knowledge structuring (a table's yearly Rows, else numbers with years in the evidence), a
+    transparent linear forecast, and its explanation."""
     evidence = run.ports.hybrid.retrieve(run.question, k=run.settings.flat_k)
-    series, kind, used = yearly_series(evidence)
+    from_table = table_series(run)
+    if from_table is not None:
+        series, column, chunk = from_table
+        evidence = [chunk, *(h for h in evidence if h.chunk_id != chunk.chunk_id)] if chunk else evidence
+        kind, used = f"{column} (table rows)", [1] if chunk else []
+    else:
+        series, kind, used = yearly_series(evidence)
     run.note("structure", kind=kind, series=series, evidence_used=used)
     if len({y for y, _ in series}) < 2:
         text = "Not enough yearly data in the evidence to forecast (need values for two or more years)."
@@ -102,6 +139,7 @@ def predictive(run: Run) -> Answer:
     year = _target_year(run.question, series)
     predicted = slope * year + intercept
     table = "\n".join(f"{y}: {v:g}" for y, v in series)
+    shown = ", ".join(f"{y}: {v:g}" for y, v in series)
     numbers = (f"least-squares trend over {len(series)} years ({series[0][0]}-{series[-1][0]}): "
                f"{kind} = {slope:.4f} x year {intercept:+.4f}; forecast for {year}: {predicted:.2f}")
     markers = "".join(f"[{n}]" for n in used)
@@ -116,7 +154,7 @@ def predictive(run: Run) -> Answer:
         explanation = f"{out.forecast} " + " ".join(out.drivers)
         source = "llm"
     text, citations, dropped = check_citations(f"Forecast for {year}: {predicted:.2f} ({numbers}) {markers}. "
-                                               f"{explanation}", evidence)
+                                               f"Series: {shown}. {explanation}", evidence)
     forecast = Forecast(series=series, slope=slope, intercept=intercept, target_year=year, predicted=predicted,
                         explanation=explanation, explanation_source=source)
     return Answer(question=run.question, answer=text, method="predictive", offline=run.offline,
@@ -130,7 +168,7 @@ def creative(run: Run) -> Answer:
         answer = run.extractive("creative", evidence)
         answer.answer = ("offline: creative answers need an LLM (set STRATA_LLM_BASE_URL); the evidence "
                          "found is listed below.")
-        answer.citations = []
+        answer.citations, answer.supporting_sentence = [], None
         return answer
     context = render_evidence(evidence)
 
@@ -161,27 +199,225 @@ def question_op(question: str) -> str | None:
     return None
 
 
+NESTED = re.compile(r"\b(?:the|a|an)\s+(?P<noun>[\w-]+)\s+(?:that|which|who|where|whose|with)\s+"
+                    r"(?P<inner>[^?]*?\b(?:most|least|highest|lowest|largest|smallest|fewest|greatest|maximum|"
+                    r"minimum)\b[^?]*)", re.I)
+"""A superlative inside a relative clause ("... the site that recorded the most failures"): a bridging
+question answered by the ranking first, then the bridge from its winner."""
+
+_SUPERLATIVE = {"most": True, "highest": True, "largest": True, "greatest": True, "maximum": True,
+                "least": False, "lowest": False, "smallest": False, "fewest": False, "minimum": False}
+_TOTAL = re.compile(r"\b(?:how many|how much|total|sum|altogether|combined|in all|across all)\b", re.I)
+_AVERAGE = re.compile(r"\b(?:average|mean)\b", re.I)
+_LABEL = re.compile(r"\b(?:which|what)\s+(?P<noun>[\w-]+)", re.I)
+_YEAR_COLUMN = re.compile(r"^(?:year|yr|date|season|fiscal year|fy)$", re.I)
+
+
+def _words(text: str) -> set[str]:
+    return {w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+            for w in (t.lower() for t in _WORD.findall(text.replace("-", " ")))}
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """How one table answers a quantitative question: its value column, the label (row name) column, the
+    filters the question names, and the score the table was chosen by."""
+
+    table: TableInfo
+    column: str
+    label: str | None
+    where: dict[str, str | float]
+    scope: str
+    score: float
+    year_column: str | None = None
+
+
+def _numeric(table: TableInfo, column: str) -> bool:
+    values = [v for row in table.rows for c, v in row if c == column]
+    return bool(values) and sum(parse_number(v) is not None for v in values) >= max(1, len(values) // 2 + 1)
+
+
+def _plan(table: TableInfo, question: str, label_noun: str | None) -> _Plan | None:
+    """Score ``table`` for ``question``: overlap of the question's words with the header (twice), the
+    caption/section/document titles and the table's chunk text; the value column is the numeric column
+    sharing most words with the question; year and row-label filters come from the question's words."""
+    asked = _words(question)
+    years = [y for y in _YEAR.findall(question)]
+    numeric = [c for c in table.header if _numeric(table, c)]
+    year_col = next((c for c in numeric if _YEAR_COLUMN.match(c.strip())), None)
+    labels = [c for c in table.header if c not in numeric]
+    label = next((c for c in labels if label_noun and _words(c) & _words(label_noun)), labels[0] if labels else None)
+    values = [c for c in numeric if c != year_col]
+    if not values:
+        return None
+    column = max(values, key=lambda c: (len(_words(c) & asked), -table.header.index(c)))
+    column_overlap = len(_words(column) & asked)
+    if not column_overlap:
+        return None
+    where: dict[str, str | float] = {}
+    scope = ""
+    surrounding = f"{table.context} {table.chunk.text if table.chunk else ''}"
+    score = 2.0 * len(_words(" ".join(table.header)) & asked) + 2.0 * column_overlap
+    score += len(_words(table.context) & asked) + 0.5 * len(_words(surrounding) & asked)
+    for year in years:
+        if year_col and any(c == year_col and parse_number(v) == float(year) for row in table.rows for c, v in row):
+            where[year_col] = float(year)
+        elif re.search(rf"\b{year}\b", surrounding):
+            scope = f"{year}, as the table's {'caption' if year in table.context else 'text'} says"
+        else:
+            score -= 2.0  # the question names a year this table does not cover
+    for row in table.rows:  # a row label the question names ("at Kestrel Ridge") filters the rows
+        for c, v in row:
+            if c in labels and len(v) > 2 and re.search(rf"\b{re.escape(v)}\b", question, re.I):
+                where[c] = v
+    if label_noun and label and _words(label) & _words(label_noun):
+        score += 3.0
+    return _Plan(table, column, label, where, scope, score, year_col)
+
+
+def _best_plan(run: Run, question: str, label_noun: str | None, *, yearly: bool = False,
+               labelled: bool = False) -> _Plan | None:
+    """The best-scoring table plan (only tables with a year column when ``yearly``, only tables with a
+    column named like ``label_noun`` when ``labelled``)."""
+    plans = [p for t in run.ports.tables.tables() if (p := _plan(t, question, label_noun)) is not None
+             and (p.year_column or not yearly)
+             and (not labelled or bool(p.label and _words(p.label) & _words(label_noun or "")))]
+    best = max(plans, key=lambda p: p.score, default=None)
+    run.note("table_choice", candidates=[(p.table.table_id, p.column, round(p.score, 2)) for p in plans],
+             chosen=best.table.table_id if best else None)
+    return best
+
+
+def _plural(noun: str) -> str:
+    return noun if noun.endswith("s") else f"{noun}s"
+
+
+def _cell(cells: list[tuple[str, str]], column: str | None) -> str:
+    return next((v for c, v in cells if c == column), "") if column else ""
+
+
+def _ranked(run: Run, plan: _Plan, descending: bool) -> tuple[str, float] | None:
+    top = run.ports.tables.rank(plan.table.table_id, plan.column, descending=descending, where=plan.where, k=2)
+    if not top:
+        return None
+    run.note("rank", table_id=plan.table.table_id, column=plan.column, descending=descending,
+             top=[(_cell(r.cells, plan.label), r.value) for r in top])
+    return _cell(top[0].cells, plan.label) or "the first row", top[0].value
+
+
 def quantitative(run: Run) -> Answer | None:
-    """A Cypher aggregation answering the question from a table's rows, or None when no table fits."""
-    op = question_op(run.question)
-    if op is None:
+    """Cypher aggregations answering the question from a table's rows, in words (the row label with its
+    value for "which ... the most", the sum for "how many ... across all"), or None when no table fits."""
+    question = run.question
+    lowered = question.lower()
+    superlative = next((_SUPERLATIVE[w] for w in re.findall(r"\b\w+\b", lowered) if w in _SUPERLATIVE), None)
+    label_match = _LABEL.search(question)
+    label_noun = label_match.group("noun") if label_match else None
+    plan = _best_plan(run, question, label_noun)
+    if plan is None:
         return None
-    words = {w.lower() for w in _WORD.findall(run.question)}
-    best: tuple[int, str, str, Hit | None] | None = None
-    for table in run.ports.tables.tables():
-        for column in table.header:
-            overlap = len(words & {w.lower() for w in _WORD.findall(column)})
-            if overlap and (best is None or overlap > best[0]):
-                best = (overlap, table.table_id, column, table.chunk)
-    if best is None:
+    parts: list[str] = []
+    aggregation: Aggregation | None = None
+    scope = "".join(f" in {v:g}" if isinstance(v, float) else f" at {v}" for v in plan.where.values())
+    scope += f" ({plan.scope})" if plan.scope else ""
+    wants_total = bool(_TOTAL.search(question)) or question_op(question) in ("sum", "count")
+    if _AVERAGE.search(question):
+        aggregation = run.ports.tables.aggregate(plan.table.table_id, plan.column, "avg", plan.where)
+        if aggregation.value is not None:
+            parts.append(f"{plan.column}: {aggregation.value:.2f} on average over {aggregation.rows} "
+                         f"{_plural(plan.label or 'row')}{scope}")
+    elif wants_total:
+        aggregation = run.ports.tables.aggregate(plan.table.table_id, plan.column, "sum", plan.where)
+        if aggregation.value is not None and aggregation.rows == 1:
+            parts.append(f"{aggregation.value:g} {plan.column}{scope}")
+        elif aggregation.value is not None:
+            parts.append(f"{aggregation.value:g} {plan.column} in total across all {aggregation.rows} "
+                         f"{_plural(plan.label or 'row')}{scope}")
+    if superlative is not None:
+        ranked = _ranked(run, plan, superlative)
+        if ranked is not None:
+            name, value = ranked
+            most = "the most" if superlative else "the fewest"
+            parts.append(f"{name} had {most} {plan.column}: {value:g}")
+            if aggregation is None:
+                aggregation = Aggregation(table_id=plan.table.table_id, column=plan.column,
+                                          op="argmax" if superlative else "argmin", value=value,
+                                          rows=len(plan.table.rows), label=name, label_column=plan.label)
+            else:
+                aggregation = aggregation.model_copy(update={"label": name, "label_column": plan.label})
+    if not parts:
         return None
-    _, table_id, column, chunk = best
-    agg = run.ports.tables.aggregate(table_id, column, op)
-    run.note("aggregate", table_id=table_id, column=column, op=op, value=agg.value, rows=agg.rows)
-    evidence = [chunk] if chunk is not None else []
+    run.note("aggregate", table_id=plan.table.table_id, column=plan.column, where=plan.where,
+             aggregation=aggregation.model_dump() if aggregation else None)
+    evidence = [plan.table.chunk] if plan.table.chunk is not None else []
     marker = " [1]" if evidence else ""
-    value = "no numeric values" if agg.value is None else f"{agg.value:g}"
-    text = f"{op} of {column} over {agg.rows} rows: {value}{marker}"
+    text = "; ".join(parts) + marker + "."
     _, citations, _ = check_citations(text, evidence)
-    return Answer(question=run.question, answer=text, method="quantitative", offline=run.offline,
-                  citations=citations, evidence=evidence, aggregation=agg)
+    return Answer(question=question, answer=text, method="quantitative", offline=run.offline,
+                  citations=citations, evidence=evidence, aggregation=aggregation)
+
+
+def bridge(run: Run) -> Answer | None:
+    """A bridging question around a superlative, by decomposition: first the ranking of the relative
+    clause ("the site that recorded the most gearbox failures in 2024" -> Kestrel Ridge), then the bridge
+    from that row's label to what another table records about it ("model" -> Aurora A3.6); without such a
+    table the rewritten question ("Which turbine model runs at Kestrel Ridge?") is answered from retrieval.
+    None when no table ranks the clause."""
+    nested = NESTED.search(run.question)
+    if nested is None:
+        return None
+    noun, inner = nested.group("noun"), nested.group("inner")
+    descending = next((_SUPERLATIVE[w] for w in re.findall(r"\b\w+\b", inner.lower()) if w in _SUPERLATIVE), True)
+    plan = _best_plan(run, f"Which {noun} {inner}", noun, labelled=True)
+    if plan is None or plan.label is None:
+        return None
+    ranked = _ranked(run, plan, descending)
+    if ranked is None:
+        return None
+    name, value = ranked
+    outer = run.question[: nested.start()].strip()
+    rewritten = f"{outer} {name}?"
+    run.note("bridge", inner=f"Which {noun} {inner}", winner=name, value=value, rewritten=rewritten)
+    first = f"the {noun} that {inner} is {name} ({plan.column}: {value:g})"
+    inner_evidence = [plan.table.chunk] if plan.table.chunk is not None else []
+    asked = _words(outer) - _words(noun)
+    wants_name = not re.match(r"\s*how (?:many|much)\b", outer, re.I)
+    best: tuple[float, str, str, str] | None = None  # (overlap, table id, column, value)
+    for table_id, cells in run.ports.tables.rows_with(plan.label, name):
+        if table_id == plan.table.table_id:
+            continue
+        for column, cell in cells:
+            shared = len(_words(column) & asked)
+            overlap = shared + 0.5 * ((parse_number(cell) is None) == wants_name) if shared else 0.0
+            if overlap and column != plan.label and (best is None or overlap > best[0]):
+                best = (overlap, table_id, column, cell)
+    aggregation = Aggregation(table_id=plan.table.table_id, column=plan.column,
+                              op="argmax" if descending else "argmin", value=value, rows=len(plan.table.rows),
+                              label=name, label_column=plan.label)
+    if best is not None:
+        _, table_id, column, found = best
+        outer_chunk = next((t.chunk for t in run.ports.tables.tables() if t.table_id == table_id and t.chunk), None)
+        evidence = [h for h in (outer_chunk, *inner_evidence) if h is not None]
+        marks = {h.chunk_id: f" [{i}]" for i, h in enumerate(evidence, 1)}
+        inner_mark = marks.get(inner_evidence[0].chunk_id, "") if inner_evidence else ""
+        outer_mark = marks.get(outer_chunk.chunk_id, "") if outer_chunk else ""
+        text = f"{found}{outer_mark}: {first}{inner_mark}, and its {column} is {found}{outer_mark}."
+        _, citations, _ = check_citations(text, evidence)
+        return Answer(question=run.question, answer=text, method="bridge", offline=run.offline,
+                      citations=citations, evidence=evidence, aggregation=aggregation)
+    hits = run.ports.hybrid.retrieve(rewritten, k=run.settings.hybrid_k)
+    evidence = [*inner_evidence, *(h for h in hits if not inner_evidence or h.chunk_id != inner_evidence[0].chunk_id)]
+    if run.offline:
+        pick = extract(rewritten, [h.text for h in evidence[1:]] if inner_evidence else [h.text for h in evidence])
+        n = pick.hit + (2 if inner_evidence else 1)
+        text = f"{pick.span} [{n}]: {first}{' [1]' if inner_evidence else ''}; from the evidence for " \
+               f"\"{rewritten}\": {pick.sentence} [{n}]"
+        _, citations, _ = check_citations(text, evidence)
+        return Answer(question=run.question, answer=text, method="bridge", offline=True, citations=citations,
+                      evidence=evidence, aggregation=aggregation, supporting_sentence=pick.sentence or None)
+    context = render_evidence(evidence)
+    out = run.task("answer", CitedAnswer, question=run.question,
+                   context=f"{first} [1].\n\n{context}" if inner_evidence else context)
+    answer = run.checked("bridge", out.answer, evidence, out.citations)
+    answer.aggregation = aggregation
+    return answer

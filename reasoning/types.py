@@ -146,6 +146,10 @@ class Aggregation(BaseModel):
     value: float | None
     rows: int
     where: str | None = None
+    label: str | None = None
+    """For a ranking (``argmax``/``argmin``, or a total asked together with "which ... the most"): the
+    winning row's label."""
+    label_column: str | None = None
 
 
 class Answer(BaseModel):
@@ -165,4 +169,6 @@ class Answer(BaseModel):
     forecast: Forecast | None = None
     perspectives: list[PerspectiveView] = Field(default_factory=list)
     aggregation: Aggregation | None = None
+    supporting_sentence: str | None = None
+    """Offline extractive answers: the evidence sentence the short answer was taken from."""
     usage: LLMUsage = Field(default_factory=LLMUsage)

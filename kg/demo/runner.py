@@ -127,6 +127,9 @@ def _print_answer(console: Console, q: DemoQuestion, view: AskResponse) -> None:
     console.print(f"[bold]Q:[/] {escape(q.text)}", highlight=False)
     how = a.method + (f", {a.question_class}" if a.question_class else "")
     console.print(f"[bold]A[/] ({escape(how)}){mode}: {escape(a.answer)}", highlight=False)
+    if a.offline and a.supporting_sentence and a.supporting_sentence not in a.answer:
+        console.print(f"  offline extractive answer, taken from: \"{a.supporting_sentence}\"", highlight=False,
+                      markup=False)
     for c in view.citations:
         start, end = c.highlight
         span = " ".join(c.chunk_text[start:end].split())

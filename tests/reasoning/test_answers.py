@@ -12,7 +12,8 @@ from kg.llm import LLM, OfflineLLM
 from kg.retrieval.base import Hit
 from kg.testing import ScriptedLLMServer
 from reasoning import METHODS, ReasoningSettings, answer
-from reasoning.evidence import check_citations, extractive_answer, strip_markers
+from reasoning.evidence import check_citations
+from reasoning.extract import extract, sentences_of
 from tests.reasoning.conftest import EMBEDDER, Graph
 
 QUESTION = "Who was the first host of Morning Edition on National Public Radio?"
@@ -35,13 +36,33 @@ def test_check_citations_keeps_given_markers_and_maps_claims() -> None:
     assert check_citations("No evidence [1].", []) == ("No evidence.", [], [1])
 
 
-def test_extractive_answer_picks_best_supported_sentence() -> None:
-    evidence = [hit(1, "Paris is large. Bob Edwards was the first host of Morning Edition. Rain fell.")]
-    text, support = extractive_answer(QUESTION, evidence)
-    assert text == "Bob Edwards was the first host of Morning Edition. [1]"
-    assert 0.5 < support <= 1.0
-    assert extractive_answer(QUESTION, []) == ("", 0.0)
-    assert strip_markers(text) == "Bob Edwards was the first host of Morning Edition."
+def test_offline_extraction_takes_a_short_span_across_the_top_hits() -> None:
+    texts = ["Paris is large. Rain fell on the\nradio studio.",
+             "Morning Edition started in 1979. Its first host was Bob Edwards, on National Public Radio."]
+    pick = extract(QUESTION, texts)
+    assert (pick.span, pick.hit) == ("Bob Edwards", 1)  # a name not in the question, from the second hit
+    assert pick.sentence == "Its first host was Bob Edwards, on National Public Radio." and 0.5 < pick.support <= 1
+    assert sentences_of(texts[0]) == ["Paris is large.", "Rain fell on the radio studio."]  # soft wrap
+    assert extract("When did Morning Edition start?", texts).span == "1979"
+    assert extract("How many hosts?", []).span == ""
+
+
+@pytest.mark.parametrize(("question", "said"), [
+    ("Are Paris and Lyon both cities in France?", "yes"),
+    ("Are Paris and Berlin both cities in France?", "no"),
+])
+def test_offline_yes_no_checks_every_named_entity(question: str, said: str) -> None:
+    texts = ["Paris is the capital city of France.", "Lyon is a city in France.", "Berlin is in Germany."]
+    assert extract(question, texts).span == said
+
+
+def test_offline_choice_picks_the_better_supported_option() -> None:
+    texts = ["Morning Edition is a radio news program.", "Weekend Edition is broadcast on weekends."]
+    assert extract("Which is a radio news program, Weekend Edition or Morning Edition?", texts).span == \
+        "Morning Edition"
+    bands = ["The Exies were formed in 1997 in Los Angeles.", "Circus Diablo was formed in 2004."]
+    assert extract("Which band was formed first, The Exies or Circus Diablo?", bands).span == "The Exies"
+    assert extract("Which band was formed later, The Exies or Circus Diablo?", bands).span == "Circus Diablo"
 
 
 def test_naive_r_citations_only_point_at_text_given_to_the_llm(
@@ -104,7 +125,9 @@ def test_every_method_offline_is_extractive_and_says_so(graph: Graph, method: st
     out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=OfflineLLM(), method=method)
     assert out.offline and out.method == method and out.usage.calls == 0
     if out.evidence:
-        assert out.answer.endswith("[1]") and out.citations[0].text == out.evidence[0].text
+        marker = out.citations[0].marker
+        assert out.answer.endswith(f"[{marker}]") and out.citations[0].text == out.evidence[marker - 1].text
+        assert out.supporting_sentence and out.supporting_sentence in " ".join(out.citations[0].text.split())
         assert any(step.kind == "offline_extractive" for step in out.trace)
 
 

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
-from neo4j import RoutingControl
 
+from kg.distill import distill
+from kg.ingest import Ingestor
 from kg.llm import LLM, OfflineLLM
 from kg.testing import ScriptedLLMServer
 from reasoning import answer
@@ -14,16 +16,30 @@ from reasoning.levels import fit_trend, question_op, yearly_series
 from reasoning.router import heuristic_class
 from tests.reasoning.conftest import ATOMS, EMBEDDER, Graph
 
-_ROWS = """
-MATCH (c:Chunk {id: $chunk_id})
-MERGE (t:Table {id: 'tbl1'}) SET t.document_id = c.document_id, t.header = ['product', 'approvals']
-MERGE (c)-[:REPRESENTS]->(t)
-WITH t, c
-UNWIND $rows AS r
-MERGE (row:Row {id: r.id}) SET row.document_id = c.document_id, row.table_id = 'tbl1', row.cells = r.cells
-MERGE (row)-[:ROW_OF]->(t)
-MERGE (c)-[:HAS_ROW]->(row)
-"""
+TABLE_DOCS = {
+    "failures.md": "# Failure report 2024\n\nFailures per site in 2024.\n\n"
+                   "| site | failures | repairs |\n|---|---|---|\n| North Hill | 4 | 2 |\n| South Bay | 9 | 7 |\n"
+                   "| West End | 1 | 1 |\n",
+    "fleet.md": "# Fleet\n\nThe sites and their machines.\n\n| site | model |\n|---|---|\n"
+                "| North Hill | Alpha 2 |\n| South Bay | Beta 7 |\n| West End | Alpha 2 |\n",
+    "managers.md": "# Site managers\n\nThe manager of South Bay is Ada Quist. North Hill is run by Bo Lind.\n",
+    "history.md": "# Approval history\n\nApprovals per year.\n\n| year | approvals |\n|---|---|\n"
+                  "| 2019 | 10 |\n| 2020 | 12 |\n| 2021 | 14 |\n| 2022 | 16 |\n",
+}
+
+
+@pytest.fixture
+def tables(graph: Graph, tmp_path: Path) -> Graph:
+    """The reasoning graph plus three Markdown tables, loaded by the real ingestor and distilled into Row
+    nodes by the real tables layer."""
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    for name, text in TABLE_DOCS.items():
+        (folder / name).write_text(text, "utf-8")
+    report = Ingestor(graph.store, EMBEDDER, chunk_tokens=200).load([folder])
+    assert report.failed == 0
+    distill(graph.store, EMBEDDER, OfflineLLM(), layers=["tables"])
+    return graph
 
 
 @pytest.mark.parametrize(("question", "expected"), [
@@ -33,6 +49,11 @@ MERGE (c)-[:HAS_ROW]->(row)
     ("Bob Edwards was the host of what show, that later was hosted by Renee Montagne?", ("linkable", "bridging")),
     ("Summarize the main themes of the handbook", ("linkable", "summarising")),
     ("How many biosimilars will be approved in 2026?", ("predictive", "")),
+    ("How many gearbox failures should Borealis Wind expect in 2025?", ("predictive", "")),
+    ("Which turbine model runs at the site that recorded the most gearbox failures in 2024?",
+     ("linkable", "bridging")),
+    ("Which site had the most failures?", ("linkable", "quantitative")),
+    ("Who did Will Smith marry?", ("factual", "")),
     ("Suggest ideas to shorten the approval process", ("creative", "")),
 ])
 def test_heuristic_classifier(question: str, expected: tuple[str, str]) -> None:
@@ -68,19 +89,52 @@ def test_auto_routes_factual_questions_to_hybrid_retrieval(
     server.script("answer", {"answer": "1947 [1]", "citations": [1]})
     out = answer("When was Bob Edwards born?", store=graph.store, embedder=EMBEDDER, llm=make_model())
     assert out.method == "auto:hybrid" and out.citations[0].chunk_id == out.evidence[0].chunk_id
-    assert {s.path for h in out.evidence for s in h.sources} <= {"chunk", "fulltext"}
+    paths = {s.path for h in out.evidence for s in h.sources}  # strata: dense and Lucene fused, plus links
+    assert "chunk" in paths and paths & {"fulltext", "fulltext_atom"}
     assert graph.chunks["bob"] in {h.chunk_id for h in out.evidence}
 
 
-def test_quantitative_questions_aggregate_row_nodes_in_cypher(graph: Graph) -> None:
-    rows = [{"id": f"r{i}", "cells": [f"product=p{i}", f"approvals={n}"]} for i, n in enumerate([3, 5, 10])]
-    graph.store.query(_ROWS, chunk_id=graph.chunks["approvals"], rows=rows, routing=RoutingControl.WRITE)
-    out = answer("What is the total number of approvals?", store=graph.store, embedder=EMBEDDER, llm=OfflineLLM())
+def test_quantitative_answers_name_the_row_and_the_total(tables: Graph) -> None:
+    out = answer("How many failures were recorded across all sites in 2024, and which site had the most?",
+                 store=tables.store, embedder=EMBEDDER, llm=OfflineLLM())
     assert out.method == "auto:quantitative" and out.aggregation is not None
-    assert out.aggregation.op == "sum" and out.aggregation.value == 18.0 and out.aggregation.rows == 3
-    assert out.aggregation.column == "approvals" and out.citations[0].chunk_id == graph.chunks["approvals"]
-    avg = answer("What is the average of approvals?", store=graph.store, embedder=EMBEDDER, llm=OfflineLLM())
-    assert avg.aggregation is not None and avg.aggregation.value == pytest.approx(6.0)
+    agg = out.aggregation
+    assert (agg.op, agg.column, agg.value, agg.rows, agg.label) == ("sum", "failures", 14.0, 3, "South Bay")
+    assert "14 failures in total across all 3 sites" in out.answer and "South Bay had the most failures: 9" \
+        in out.answer
+    assert out.citations[0].title == "Failure report 2024"
+    fewest = answer("Which site had the fewest repairs?", store=tables.store, embedder=EMBEDDER, llm=OfflineLLM())
+    assert fewest.aggregation is not None and fewest.aggregation.label == "West End"
+    one = answer("How many failures did South Bay record?", store=tables.store, embedder=EMBEDDER, llm=OfflineLLM())
+    assert one.aggregation is not None and one.aggregation.value == 9.0 and one.aggregation.where == "site=South Bay"
+    avg = answer("What is the average of approvals?", store=tables.store, embedder=EMBEDDER, llm=OfflineLLM())
+    assert avg.aggregation is not None and avg.aggregation.value == pytest.approx(13.0)
+
+
+def test_bridging_around_a_superlative_ranks_then_bridges(tables: Graph) -> None:
+    question = "Which model runs at the site that recorded the most failures?"
+    assert heuristic_class(question) == ("linkable", "bridging")
+    out = answer(question, store=tables.store, embedder=EMBEDDER, llm=OfflineLLM())
+    assert out.method == "auto:bridge" and out.answer.startswith("Beta 7 [1]")
+    assert out.aggregation is not None and out.aggregation.label == "South Bay"
+    assert [c.title for c in out.citations] == ["Fleet", "Failure report 2024"]
+
+
+def test_bridging_without_a_second_table_answers_the_rewritten_question_from_retrieval(tables: Graph) -> None:
+    out = answer("Who is the manager of the site that recorded the most failures?", store=tables.store,
+                 embedder=EMBEDDER, llm=OfflineLLM())
+    assert out.method == "auto:bridge" and out.offline and out.answer.startswith("Ada Quist [")
+    assert "Who is the manager of South Bay?" in out.answer and out.supporting_sentence is not None
+    assert out.citations[0].title == "Failure report 2024" and "Site managers" in {c.title for c in out.citations}
+
+
+def test_predictive_structures_the_series_from_table_rows(tables: Graph) -> None:
+    out = answer("How many approvals should we expect in 2024?", store=tables.store, embedder=EMBEDDER,
+                 llm=OfflineLLM())
+    assert out.method == "auto:predictive" and out.forecast is not None
+    assert out.forecast.series == [(2019, 10.0), (2020, 12.0), (2021, 14.0), (2022, 16.0)]
+    assert out.forecast.predicted == pytest.approx(20.0) and out.citations[0].title == "Approval history"
+    assert "2019: 10, 2020: 12" in out.answer
 
 
 def test_yearly_series_and_least_squares() -> None:
@@ -136,3 +190,14 @@ def test_creative_runs_perspectives_then_a_cited_synthesis(
 def test_creative_offline_says_an_llm_is_needed(graph: Graph) -> None:
     out = answer("Suggest ideas to renew Morning Edition", store=graph.store, embedder=EMBEDDER, llm=OfflineLLM())
     assert out.offline and "creative answers need an LLM" in out.answer and out.evidence and not out.citations
+    assert out.supporting_sentence is None
+
+
+def test_a_year_beyond_every_year_of_the_evidence_makes_a_question_predictive(graph: Graph) -> None:
+    beyond = answer("How many biosimilars were approved in 2030?", store=graph.store, embedder=EMBEDDER,
+                    llm=OfflineLLM())
+    assert beyond.method == "auto:predictive" and beyond.forecast is not None
+    assert beyond.forecast.target_year == 2030
+    within = answer("How many biosimilars were approved in 2021?", store=graph.store, embedder=EMBEDDER,
+                    llm=OfflineLLM())
+    assert within.method != "auto:predictive"

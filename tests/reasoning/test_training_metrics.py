@@ -13,7 +13,7 @@ from kg.evaluation.qa import best_f1, exact_match, normalize_answer, score_answe
 from kg.llm import LLM
 from kg.testing import ScriptedLLMServer
 from reasoning import ReasoningSettings
-from reasoning.local import local_ports
+from reasoning.bindings import default_ports
 from reasoning.training import (
     Trajectory,
     TrajectoryStep,
@@ -79,7 +79,7 @@ def test_collect_trajectories_scores_answers_and_samples_near_misses(
     settings = ReasoningSettings(rollouts=2, explore_threshold=0.0, atom_threshold=0.9, max_steps=2)
     llm = make_model()
     trajs = collect_trajectories("Which show?", ["Morning Edition"], question_id="q", store=graph.store, llm=llm,
-                                 ports=local_ports(graph.store, EMBEDDER, settings), settings=settings,
+                                 ports=default_ports(graph.store, EMBEDDER, None, settings), settings=settings,
                                  scorer=best_f1)
     assert [t.rollout for t in trajs] == [0, 1]
     first = trajs[0]
