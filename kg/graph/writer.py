@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
@@ -240,6 +241,15 @@ class DocumentWriter:
                     except Neo4jError as exc:
                         outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
         return [outcomes[d.id] for d in docs]
+
+    def write_many(self, groups: Sequence[Sequence[PreparedDocument]], *, workers: int = 2) -> list[WriteOutcome]:
+        """Write groups on ``workers`` sessions at once (each group still one transaction, with the same
+        per-document retry), so the server builds one group's index entries while the client packs the
+        next. Groups must not share a document. Outcomes come back in input order."""
+        if workers <= 1 or len(groups) <= 1:
+            return [outcome for group in groups for outcome in self.write(group)]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return [outcome for done in pool.map(self.write, groups) for outcome in done]
 
     def _write_group(self, docs: list[PreparedDocument], known: dict[str, str]) -> dict[str, WriteOutcome]:
         rows = _rows(docs)
