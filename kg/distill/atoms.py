@@ -21,6 +21,7 @@ __all__ = ["AtomsLayer"]
 
 class AtomsLayer(Layer):
     name = "atoms"
+    independent_batches = True
     clear = ("distill/clear_atoms",)
 
     def build(self, chunks: Sequence[ChunkRecord]) -> Built:

@@ -117,6 +117,9 @@ class Layer(ABC):
     clear: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
     by_document: bool = False
+    # True when a batch's build reads nothing earlier batches of the same run write, so the job may build
+    # the next batch while the previous one commits.
+    independent_batches: bool = False
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx

@@ -1,5 +1,9 @@
 """The distillation job: pending chunks per layer, in batches of whole documents, one transaction each.
 
+A layer whose batches do not read what earlier batches wrote (``Layer.independent_batches``: atoms, table
+rows) builds its next batch while the previous one commits on another session; the others (entity
+resolution reads the entities the previous batch created) wait for each commit before building on.
+
 Example::
 
     report = distill(store, embedder, llm, layers=["atoms", "triples"], document_ids=None)
@@ -10,10 +14,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
 from kg.distill.atoms import AtomsLayer
-from kg.distill.base import Context, Layer, Progress
+from kg.distill.base import Built, Context, Layer, Progress
 from kg.distill.models import ALL_LAYERS, ChunkRecord, DistillConfig, DistillReport, LayerReport
 from kg.distill.pseudograph import PseudoGraphLayer
 from kg.distill.tables import TablesLayer
@@ -64,6 +69,18 @@ def _batches(chunks: Sequence[ChunkRecord], size: int) -> Iterator[list[ChunkRec
         yield batch
 
 
+_InFlight = tuple[Future[None], Built] | None
+
+
+def _settle(entry: LayerReport, layer: Layer, in_flight: _InFlight) -> None:
+    """Wait for a batch's commit (re-raising its error), then count it and run the layer's after-work."""
+    if in_flight is not None:
+        write, built = in_flight
+        write.result()
+        entry.add(built.counts)
+        entry.add(layer.after(built))
+
+
 def distill(
     store: GraphStore,
     embedder: Embedder,
@@ -97,22 +114,27 @@ def distill(
         entry = report.layers[name] = LayerReport(pending=len(chunks), method=layer.method)
         layer.prepare(chunks)
         done = 0
-        for batch in _batches(chunks, batch_size):
-            built = layer.build(batch)
-            if built.done:
-                store.atomic(partial(layer.write, built=built, batch=batch))
-                entry.add(built.counts)
-                entry.add(layer.after(built))
-            entry.chunks += len(built.done)
-            entry.failed += built.failed
-            entry.llm_seconds += built.llm_seconds
-            done += len(batch)
-            if progress is not None:
-                progress(name, done, len(chunks))
-            if built.fatal is not None:
-                entry.seconds = time.perf_counter() - layer_started
-                report.stopped = f"{name}: {str(built.fatal).splitlines()[0]}"
-                break
+        in_flight: _InFlight = None
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-write") as writer:
+            for batch in _batches(chunks, batch_size):
+                built = layer.build(batch)
+                _settle(entry, layer, in_flight)
+                in_flight = None
+                if built.done:
+                    in_flight = (writer.submit(store.atomic, partial(layer.write, built=built, batch=batch)), built)
+                    if not layer.independent_batches:
+                        _settle(entry, layer, in_flight)
+                        in_flight = None
+                entry.chunks += len(built.done)
+                entry.failed += built.failed
+                entry.llm_seconds += built.llm_seconds
+                done += len(batch)
+                if progress is not None:
+                    progress(name, done, len(chunks))
+                if built.fatal is not None:
+                    report.stopped = f"{name}: {str(built.fatal).splitlines()[0]}"
+                    break
+            _settle(entry, layer, in_flight)
         entry.seconds = round(time.perf_counter() - layer_started, 4)
         entry.llm_seconds = round(entry.llm_seconds, 4)
         if report.stopped:

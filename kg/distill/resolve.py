@@ -126,8 +126,9 @@ class EntityResolver:
             return out
         pending = list(unique.items())
         found = self._by_key(sorted({k for _, k in pending}))
-        names = sorted({name_key(n) for (n, _), _ in pending})
-        by_name = self._by_name(names)
+        # Only mentions the exact key missed need the (costlier) full-text name lookup.
+        names = sorted({name_key(n) for (n, _), key in pending if key not in found})
+        by_name = self._by_name(names) if names else {}
         unresolved: list[tuple[tuple[str, str], str]] = []
         for (name, type_), key in pending:
             hit = found.get(key) or _pick(by_name.get(name_key(name), []), name, type_)

@@ -87,6 +87,7 @@ def _row(row_id: str, chunk: ChunkRecord, table_id: str | None, index: int, kind
 
 class TablesLayer(Layer):
     name = "tables"
+    independent_batches = True
     clear = ("distill/clear_rows",)
 
     @property

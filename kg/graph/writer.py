@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import PurePath
 from typing import Any, Literal
@@ -163,6 +164,36 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
     return rows
 
 
+_NOT_PROPS = {"id", "embedding", "parent_id", "section_id"}
+
+
+def _props(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in row.items() if k not in _NOT_PROPS}
+
+
+def _nested(rows: _Rows) -> list[dict[str, Any]]:
+    """The flat rows regrouped one per document for ``graph/create_corpus``: sections and chunks refer to
+    their parent by position in the document's row (an unknown section becomes null, and the statement
+    fails rather than write a chunk without its section)."""
+    docs: dict[str, dict[str, Any]] = {}
+    positions: dict[str, int] = {}
+    for doc in rows.documents:
+        docs[doc["id"]] = {"id": doc["id"], "props": _props(doc), "embedding": doc["embedding"],
+                           "sections": [], "chunks": []}
+    for section in rows.sections:
+        own = docs[section["document_id"]]["sections"]
+        positions[section["id"]] = len(own)
+        parent = -1 if section["parent_id"] == section["document_id"] else positions.get(section["parent_id"])
+        own.append({"id": section["id"], "parent": parent, "props": _props(section),
+                    "embedding": section["embedding"]})
+    for chunk in rows.chunks:
+        docs[chunk["document_id"]]["chunks"].append({
+            "id": chunk["id"], "section": positions.get(chunk["section_id"]), "props": _props(chunk),
+            "embedding": chunk["embedding"],
+        })
+    return list(docs.values())
+
+
 def _delete_in(tx: Transaction, ids: list[str]) -> None:
     shared = tx.run("graph/shared_candidates", ids=ids)[0]["ids"] if ids else []
     for label in OWNED_LABELS:
@@ -211,22 +242,32 @@ class DocumentWriter:
                         outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
         return [outcomes[d.id] for d in docs]
 
+    def write_many(self, groups: Sequence[Sequence[PreparedDocument]], *, workers: int = 2) -> list[WriteOutcome]:
+        """Write groups on ``workers`` sessions at once (each group still one transaction, with the same
+        per-document retry), so the server builds one group's index entries while the client packs the
+        next. Groups must not share a document. Outcomes come back in input order."""
+        if workers <= 1 or len(groups) <= 1:
+            return [outcome for group in groups for outcome in self.write(group)]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            return [outcome for done in pool.map(self.write, groups) for outcome in done]
+
     def _write_group(self, docs: list[PreparedDocument], known: dict[str, str]) -> dict[str, WriteOutcome]:
         rows = _rows(docs)
+        nested = _nested(rows)
         replaced = [d.id for d in docs if d.id in known]
         size = self.batch_size
 
         def work(tx: Transaction) -> None:
             if replaced:
                 _delete_in(tx, replaced)
-            for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
-                                ("graph/create_chunks", rows.chunks), ("graph/create_tables", rows.tables),
-                                ("graph/create_figures", rows.figures)):
-                created = tx.run_batches(name, items, batch_size=size)
-                if created != len(items):  # a row whose parent was not matched: never commit half a document
-                    raise Neo4jError(f"{name} created {created} of {len(items)} nodes; nothing was written")
-            tx.run_batches("graph/link_sections", rows.sections, batch_size=size)
-            tx.run_batches("graph/link_next", rows.next_links, batch_size=size)
+            expected = len(rows.documents) + len(rows.sections) + len(rows.chunks)
+            created = tx.run_batches("graph/create_corpus", nested, batch_size=size)
+            if created != expected:  # never commit half a document
+                raise Neo4jError(f"graph/create_corpus created {created} of {expected} nodes; nothing was written")
+            for name, items in (("graph/create_tables", rows.tables), ("graph/create_figures", rows.figures)):
+                made = tx.run_batches(name, items, batch_size=size)
+                if made != len(items):  # a row whose parent was not matched
+                    raise Neo4jError(f"{name} created {made} of {len(items)} nodes; nothing was written")
             tx.run_batches("graph/link_references", rows.references, batch_size=size)
 
         self.store.atomic(work)
