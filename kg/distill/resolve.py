@@ -168,8 +168,11 @@ class EntityResolver:
         return out
 
     def _by_vector(self, vectors: npt.NDArray[np.float32]) -> dict[int, list[_Candidate]]:
-        rows = [{"i": i, "embedding": v.tolist()} for i, v in enumerate(vectors)]
+        # A name with no embeddable feature has a zero vector, which a cosine index cannot be queried with.
+        rows = [{"i": i, "embedding": v.tolist()} for i, v in enumerate(vectors) if np.any(v)]
         out: dict[int, list[_Candidate]] = {}
+        if not rows:
+            return out
         for r in self.store.read("distill/entities_by_vector", rows=rows, k=self.config.entity_candidates,
                                  threshold=self.config.entity_threshold):
             out.setdefault(r["i"], []).append(_Candidate(r["id"], r["name"], r["type"], r["aliases"] or [],
