@@ -118,5 +118,5 @@ def check() -> Callable[[SourceDocument], None]:
 @pytest.fixture
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared data not found at {SHARED_DATA}")
+        raise RuntimeError(f"the shared QA samples are missing: expected {SHARED_DATA}")
     return SHARED_DATA
