@@ -166,7 +166,6 @@ class Ingestor:
             report.files.append(self.load_file(path))
             if progress is not None:
                 progress(path, n + 1, len(files))
-        self.writer.store.write("meta/await_fulltext")
         report.seconds = time.perf_counter() - started
         if self.llm is not None:
             report.llm = self.llm.accounting.to_json()

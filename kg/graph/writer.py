@@ -5,6 +5,10 @@ Documents are written in groups with ``UNWIND`` batches, one transaction per gro
 all; if it fails, its documents are retried one by one so a bad document fails alone and never leaves
 half of itself behind. Re-loading an unchanged document (same sha256) is a no-op; a changed one has its
 old subgraph, and everything derived only from it, replaced in the same transaction.
+
+The chunk and title full-text indexes are eventually consistent (their updates leave the write
+transaction), so every public write and delete returns only once those indexes hold what it committed:
+a query after a load or a delete sees exactly the committed corpus.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from loaders.models import Chunk, SourceDocument
 
 __all__ = [
     "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
-    "chunk_id", "delete_documents", "document_id", "naive_write", "section_id",
+    "await_fulltext", "chunk_id", "delete_documents", "document_id", "naive_write", "section_id",
 ]
 
 # Labels whose nodes belong to exactly one document (they carry document_id).
@@ -208,6 +212,12 @@ def _delete_in(tx: Transaction, ids: list[str]) -> None:
 def delete_documents(store: GraphStore, ids: list[str]) -> None:
     """Remove documents and everything derived only from them, in one transaction."""
     store.atomic(lambda tx: _delete_in(tx, ids))
+    await_fulltext(store)
+
+
+def await_fulltext(store: GraphStore) -> None:
+    """Block until the eventually consistent full-text indexes have applied every committed write."""
+    store.write("meta/await_fulltext")
 
 
 class DocumentWriter:
@@ -222,6 +232,11 @@ class DocumentWriter:
 
     def write(self, docs: Sequence[PreparedDocument]) -> list[WriteOutcome]:
         """Write a group of documents; returns one outcome per document, in order."""
+        outcomes = self._write(docs)
+        await_fulltext(self.store)
+        return outcomes
+
+    def _write(self, docs: Sequence[PreparedDocument]) -> list[WriteOutcome]:
         known = self.states([d.id for d in docs])
         todo = [d for d in docs if known.get(d.id) != d.source.sha256]
         outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if known.get(d.id) == d.source.sha256}
@@ -247,9 +262,12 @@ class DocumentWriter:
         per-document retry), so the server builds one group's index entries while the client packs the
         next. Groups must not share a document. Outcomes come back in input order."""
         if workers <= 1 or len(groups) <= 1:
-            return [outcome for group in groups for outcome in self.write(group)]
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            return [outcome for done in pool.map(self.write, groups) for outcome in done]
+            outcomes = [outcome for group in groups for outcome in self._write(group)]
+        else:
+            with ThreadPoolExecutor(max_workers=workers) as pool:
+                outcomes = [outcome for done in pool.map(self._write, groups) for outcome in done]
+        await_fulltext(self.store)
+        return outcomes
 
     def _write_group(self, docs: list[PreparedDocument], known: dict[str, str]) -> dict[str, WriteOutcome]:
         rows = _rows(docs)
@@ -291,5 +309,6 @@ def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
         for item in items:
             store.query(text, routing=RoutingControl.WRITE, rows=[item])
             count += 1
+    await_fulltext(store)
     return count
 

@@ -160,3 +160,21 @@ def test_hotpotqa_sample_loads_every_passage_with_sentences(shared_data: Path, i
         "RETURN c.text AS text, c.sentences AS sentences ORDER BY c.order LIMIT 1", title=title)
     assert row and row[0]["sentences"][:2] == [0, 1]
     assert str(row[0]["text"]).startswith(titles[title][0].strip()[:30])
+
+
+def test_full_text_sees_each_write_and_delete_as_soon_as_it_returns(store: GraphStore, ingestor: Ingestor,
+                                                                     tmp_path: Path) -> None:
+    # The chunk and title indexes are eventually consistent; without the writer's barrier about one query
+    # in seven right after a write missed it (measured), so twenty rounds would all but surely catch it.
+    for n in range(20):
+        path = tmp_path / f"note{n}.txt"
+        path.write_text(f"Inspection note {n}: the zorblax{n} bearing was replaced.", "utf-8")
+        ingestor.write([ingestor.prepare(doc) for doc in load_path(path)])
+        found = store.query("CALL db.index.fulltext.queryNodes('chunk_text', $q) YIELD node RETURN count(*) AS n",
+                            q=f"zorblax{n}")
+        assert found[0]["n"] == 1, f"round {n}: the full-text index missed the chunk just written"
+        delete_documents(store, [document_id(str(path))])
+        gone = store.query("CALL db.index.fulltext.queryNodes('document_title', $q) YIELD node RETURN count(*) AS n",
+                           q=f"note{n}")
+        assert gone[0]["n"] == 0, f"round {n}: the title index still returns a deleted document"
+        assert store.query("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 0
