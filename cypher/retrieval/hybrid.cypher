@@ -2,6 +2,10 @@
 // round trip. Each path ranks chunks by its own score (a chunk keeps its best atom); a path whose weight is
 // 0 is not run. $fusion = 'rrf': sum of weight / ($rrf_k + rank); 'linear': sum of weight * the path's
 // min-max normalised score (1 when the path found one score). kg.retrieval.fusion computes the same.
+// The top $link_seeds results also bring their title links in the same round trip (0: none): documents
+// whose title the chunk's stored name_terms match in the title index, each with its best chunk by raw
+// cosine to the query; kg.retrieval.links keeps those whose title the chunk names verbatim. A seed loaded
+// before chunks stored name_terms gets null links, for the caller to look up.
 CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
   WITH c, 2 * score - 1 AS score WHERE $weights.chunk > 0 AND score >= $threshold
@@ -44,8 +48,25 @@ WITH c, path, best, rank,
 WITH c, sum(part) AS fused,
      collect({path: path, score: best.score, rank: rank, via: best.via, via_id: best.via_id}) AS sources
 ORDER BY fused DESC LIMIT $k
+WITH collect({c: c, fused: fused, sources: sources}) AS ranked
+UNWIND range(0, size(ranked) - 1) AS position
+WITH ranked[position].c AS c, ranked[position].fused AS fused, ranked[position].sources AS sources, position
+CALL (c, position) {
+  WITH c WHERE position < $link_seeds AND c.name_terms <> ''
+  CALL db.index.fulltext.queryNodes('document_title', c.name_terms, {limit: $link_candidates}) YIELD node AS d
+  WITH c, d WHERE d.id <> c.document_id AND ($document_ids IS NULL OR d.id IN $document_ids)
+  MATCH (l:Chunk {document_id: d.id}) WHERE NOT l.id IN $exclude_ids
+  WITH d, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC
+  WITH d, collect({c: l, sim: sim})[0] AS best
+  WITH d, best.c AS l, best.sim AS sim
+  RETURN collect({chunk_id: l.id, text: l.text, document_id: l.document_id, title: l.title, source: d.source,
+                  page: l.page, char_start: l.char_start, char_end: l.char_end,
+                  sentences: coalesce(l.sentences, []), score: coalesce(sim, 0.0), path: 'title',
+                  via: d.title, via_id: d.id}) AS links
+}
 OPTIONAL MATCH (d:Document {id: c.document_id})
 RETURN c.id AS chunk_id, c.text AS text, c.document_id AS document_id, c.title AS title, d.source AS source,
        c.page AS page, c.char_start AS char_start, c.char_end AS char_end,
-       coalesce(c.sentences, []) AS sentences, fused AS score, sources
+       coalesce(c.sentences, []) AS sentences, fused AS score, sources,
+       CASE WHEN position < $link_seeds AND c.name_terms IS NULL THEN null ELSE links END AS links
 ORDER BY score DESC

@@ -2,8 +2,10 @@
 
 Every query comes from ``cypher/<name>.cypher`` through :func:`cypher.load`; values are parameters.
 Reads are routed to readers so a cluster works unchanged; writes go to the leader. Driver errors are
-wrapped into :mod:`kg.errors`. Transient failures (a leader switch, a restarting server) are retried by
-the driver's managed transactions.
+wrapped into :mod:`kg.errors`. Transient failures (a leader switch, a restarting server) are retried:
+writes by the driver's managed transactions, reads by :meth:`GraphStore.query` itself. Reads run as
+auto-commit queries on a read session: a managed transaction would add a commit round trip to every
+retrieval query (measured on a local server: 1.8 ms against 4.8 ms for ``RETURN 1``).
 
 Example::
 
@@ -14,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -48,10 +51,12 @@ def _wrapped(uri: str) -> Iterator[None]:
 class GraphStore:
     """Named-query access to one Neo4j database, with an injected driver."""
 
-    def __init__(self, driver: neo4j.Driver, database: str | None = None, *, uri: str = "") -> None:
+    def __init__(self, driver: neo4j.Driver, database: str | None = None, *, uri: str = "",
+                 retry_s: float = 60.0) -> None:
         self.driver = driver
         self.database = database
         self.uri = uri
+        self.retry_s = retry_s
 
     @classmethod
     def connect(
@@ -78,7 +83,7 @@ class GraphStore:
             except BaseException:
                 driver.close()
                 raise
-        return cls(driver, database, uri=uri)
+        return cls(driver, database, uri=uri, retry_s=retry_s)
 
     def close(self) -> None:
         self.driver.close()
@@ -103,11 +108,29 @@ class GraphStore:
 
     def query(self, text: str, *, routing: RoutingControl = RoutingControl.READ, **params: Any) -> list[Record]:
         """Run Cypher text from :mod:`cypher` (a rendered template); prefer :meth:`read`/:meth:`write`."""
+        if routing == RoutingControl.READ:
+            return self._read(text, params)
         with _wrapped(self.uri):
             records, _, _ = self.driver.execute_query(
                 text, parameters_=params, routing_=routing, database_=self.database
             )
         return [record.data() for record in records]
+
+    def _read(self, text: str, params: dict[str, Any]) -> list[Record]:
+        """An auto-commit read on a reader, retried with backoff through transient faults for ``retry_s``
+        (reads are idempotent, so a retry cannot apply anything twice)."""
+        deadline = time.monotonic() + self.retry_s
+        delay = 0.1
+        with _wrapped(self.uri):
+            while True:
+                try:
+                    with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+                        return [record.data() for record in session.run(text, params)]
+                except (neo4j_exc.Neo4jError, neo4j_exc.DriverError) as exc:
+                    if not exc.is_retryable() or time.monotonic() + delay > deadline:
+                        raise
+                time.sleep(delay)
+                delay = min(2 * delay, 2.0)
 
     def write_batches(self, name: str, rows: Sequence[Any], *, batch_size: int = 1000, **params: Any) -> int:
         """``UNWIND $rows`` in batches, one transaction per batch; returns the rows written."""

@@ -28,6 +28,7 @@ from neo4j import RoutingControl
 import cypher
 from kg.errors import Neo4jError, Neo4jUnavailable
 from kg.graph.store import GraphStore, Transaction
+from kg.retrieval.lucene import name_query
 from loaders.models import Chunk, SourceDocument
 
 __all__ = [
@@ -147,6 +148,7 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
                 "text": chunk.text, "order": chunk.order, "kind": chunk.kind, "page": chunk.page,
                 "char_start": chunk.char_start, "char_end": chunk.char_end, "tokens": chunk.tokens,
                 "summary": chunk.summary, "title": doc.title, "sentences": covered, "embedding": vector,
+                "name_terms": name_query(chunk.text),
             })
             if i:
                 rows.next_links.append({"a": prepared.chunks[i - 1].id, "b": chunk.id})

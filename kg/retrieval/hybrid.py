@@ -8,15 +8,16 @@ which is also how a caller restricts retrieval to some layers (e.g. ``weights={"
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from kg.embeddings import Embedder
-from kg.graph.store import GraphStore
+from kg.graph.store import GraphStore, Record
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion
 from kg.retrieval.lucene import lucene_query
 
-__all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "hybrid_hits"]
+__all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "hybrid_hits", "hybrid_hits_with_links"]
 
 DEFAULT_WEIGHTS: Mapping[str, float] = {"chunk": 1.0, "atom": 1.0, "fulltext": 1.0, "fulltext_atom": 1.0}
 
@@ -26,12 +27,43 @@ def hybrid_hits(store: GraphStore, vector: list[float], text: str, *, k: int, fu
                 threshold: float = -1.0, atom_threshold: float = 0.0,
                 where: RetrievalFilter | None = None) -> list[Hit]:
     """Fused hits; each hit's sources list every path that found it with its raw score and rank order."""
-    rows = store.read(
+    return [hit_from_row(r) for r in _rows(store, vector, text, k=k, fusion=fusion, weights=weights, rrf_k=rrf_k,
+                                           candidates=candidates, threshold=threshold,
+                                           atom_threshold=atom_threshold, where=where)]
+
+
+@dataclass(frozen=True)
+class LinkedHit:
+    """A hybrid hit and, for the top seeds, the title-link candidates of its chunk (empty for the others):
+    ``None`` when a seed's chunk stores no ``name_terms`` (loaded before they existed), so the caller must
+    look its links up itself."""
+
+    hit: Hit
+    link_candidates: list[Hit] | None
+
+
+def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *, k: int, seeds: int,
+                           link_candidates: int = 30, weights: Mapping[str, float] = DEFAULT_WEIGHTS,
+                           rrf_k: float = 60.0, candidates: int = 50,
+                           where: RetrievalFilter | None = None) -> list[LinkedHit]:
+    """:func:`hybrid_hits` (RRF) whose first ``seeds`` hits carry their title-link candidates, from the same
+    round trip. Candidates are unfiltered: :func:`~kg.retrieval.links.mentions_title` decides."""
+    rows = _rows(store, vector, text, k=k, fusion="rrf", weights=weights, rrf_k=rrf_k, candidates=candidates,
+                 where=where, link_seeds=seeds, link_candidates=link_candidates)
+    return [LinkedHit(hit_from_row(r), None if r["links"] is None else [hit_from_row(link) for link in r["links"]])
+            for r in rows]
+
+
+def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion,
+          weights: Mapping[str, float], rrf_k: float, candidates: int, where: RetrievalFilter | None,
+          threshold: float = -1.0, atom_threshold: float = 0.0, link_seeds: int = 0,
+          link_candidates: int = 30) -> list[Record]:
+    return store.read(
         "retrieval/hybrid", vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
         weights={**{p: 0.0 for p in DEFAULT_WEIGHTS}, **weights}, rrf_k=float(rrf_k), threshold=threshold,
-        atom_threshold=atom_threshold, **filter_params(where),
+        atom_threshold=atom_threshold, link_seeds=link_seeds, link_candidates=link_candidates,
+        **filter_params(where),
     )
-    return [hit_from_row(r) for r in rows]
 
 
 class HybridRetriever(Retriever):

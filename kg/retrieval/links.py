@@ -3,7 +3,9 @@
 A bridge question names one thing and needs a passage about another that the first passage names
 ("the director of the film X" -> the passage on X names the director -> the director's passage). Lexical
 and dense retrieval find the first hop; the second is found by following names. Candidate documents
-come from the Lucene title index (``cypher/retrieval/title_links.cypher``) and are kept only when their
+come from the Lucene title index, looked up with the words of the text that can be part of a name
+(:func:`~kg.retrieval.lucene.name_query`; ``cypher/retrieval/title_links.cypher``, and for the seeds of
+:mod:`~kg.retrieval.strata` the ``name_terms`` each chunk stores), and are kept only when their
 title occurs verbatim, on word boundaries, in the linking text (a disambiguating suffix such as
 ``"(film)"`` is ignored), so a shared common word is not a link.
 """
@@ -16,9 +18,9 @@ from collections.abc import Sequence
 from kg.graph.store import GraphStore
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.retrieval.common import filter_params, hit_from_row
-from kg.retrieval.lucene import lucene_query
+from kg.retrieval.lucene import name_query
 
-__all__ = ["mentions_title", "title_core", "title_links"]
+__all__ = ["mentions_title", "named_links", "title_core", "title_links"]
 
 _SUFFIX = re.compile(r"\s*\([^)]*\)\s*$")
 
@@ -42,16 +44,21 @@ def title_links(store: GraphStore, texts: Sequence[str], vector: list[float], *,
     """For each text, the best chunk of each document whose title it names, by raw cosine to the query
     ``vector``, best first; ``exclude_documents[i]`` are documents text ``i`` may not link to (its own).
     One round trip for all texts."""
-    queries = [lucene_query(text, max_terms=max_terms) for text in texts]
+    queries = [name_query(text, max_terms=max_terms) for text in texts]
     asked = [i for i, q in enumerate(queries) if q]
-    found: list[list[Hit]] = [[] for _ in texts]
     if not asked:
-        return found
+        return [[] for _ in texts]
     rows = store.read("retrieval/title_links", queries=[queries[i] for i in asked], vector=vector,
                       candidates=candidates, **filter_params(where))
+    candidates_of: list[list[Hit]] = [[] for _ in texts]
     for row in rows:
         i = asked[row["n"]]
-        skip = exclude_documents[i] if i < len(exclude_documents) else ()
-        if row["document_id"] not in skip and mentions_title(texts[i], row["via"] or ""):
-            found[i].append(hit_from_row(row))
-    return [sorted(hits, key=lambda h: -h.score) for hits in found]
+        if row["document_id"] not in (exclude_documents[i] if i < len(exclude_documents) else ()):
+            candidates_of[i].append(hit_from_row(row))
+    return [named_links(text, hits) for text, hits in zip(texts, candidates_of, strict=True)]
+
+
+def named_links(text: str, candidates: Sequence[Hit]) -> list[Hit]:
+    """The title-link candidates whose document title (the hit's ``via``) ``text`` names, best first."""
+    named = [h for h in candidates if mentions_title(text, h.sources[0].via or "")]
+    return sorted(named, key=lambda h: -h.score)

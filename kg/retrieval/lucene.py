@@ -5,18 +5,23 @@ would be parsed as operators or fail. :func:`escape_lucene` backslash-escapes ev
 lower-cases the boolean words (the classic query parser only treats upper-case ``AND``/``OR``/``NOT`` as
 operators), so the text is matched literally. :func:`lucene_query` builds what retrieval sends: the
 distinct content words of the text, each escaped, joined as an OR of terms (BM25 then weighs them).
+:func:`name_query` keeps only the words that can be part of a name (see its docstring): what title links
+look up, and what each chunk stores as ``name_terms`` at load time.
 
 >>> escape_lucene('AND (a:b) "c"')
 'and \\\\(a\\\\:b\\\\) \\\\"c\\\\"'
 >>> lucene_query("Who wrote C++ (1985)?")
 'wrote c 1985'
+>>> name_query("The Hudson river flows past Newburgh (1709) and 北京")
+'hudson newburgh 1709 北京'
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-__all__ = ["STOPWORDS", "escape_lucene", "lucene_query"]
+__all__ = ["STOPWORDS", "escape_lucene", "lucene_query", "name_query"]
 
 _SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 _OPERATOR = re.compile(r"\b(AND|OR|NOT|TO)\b")
@@ -39,13 +44,26 @@ def escape_lucene(text: str) -> str:
 def lucene_query(text: str, *, max_terms: int = 64) -> str:
     """An OR query of the distinct non-stopword terms of ``text`` (at most ``max_terms``); ``""`` when the
     text has none, which callers must not send to the index (Lucene rejects an empty query)."""
+    return _query(text, max_terms, lambda _word: True)
+
+
+def name_query(text: str, *, max_terms: int = 64) -> str:
+    """Like :func:`lucene_query`, with only the words that are not all lower-case: capitalised words,
+    numbers, and scripts without case such as Chinese. Title links match titles verbatim and
+    case-sensitively, so a lower-case word of the text can only add candidates that fail that check, and
+    a frequent one (``river``) makes the index score thousands of titles for nothing."""
+    return _query(text, max_terms, lambda word: not word.islower())
+
+
+def _query(text: str, max_terms: int, keep: Callable[[str], bool]) -> str:
     terms: list[str] = []
     seen: set[str] = set()
-    for word in _WORD.findall(text.lower()):
-        if word in STOPWORDS or word in seen:
+    for word in _WORD.findall(text):
+        lowered = word.lower()
+        if lowered in STOPWORDS or lowered in seen or not keep(word):
             continue
-        seen.add(word)
-        terms.append(escape_lucene(word))
+        seen.add(lowered)
+        terms.append(escape_lucene(lowered))
         if len(terms) >= max_terms:
             break
     return " ".join(terms)

@@ -9,9 +9,10 @@ It fuses, by reciprocal rank, what each signal is good at:
 4. entity links, when the distilled layer holds entities: chunks mentioning entities the question names.
 
 Each of 2-4 is a ranked list in the fusion, so a link only outranks a direct match when several signals
-agree. Everything is a few indexed Cypher queries; nothing is fitted to a data set. The lookups that need
-only the question (2 and 4) run on other sessions while the hybrid query runs, so a query costs two
-sequential round trips (hybrid, then the seeds' bridge links) instead of three.
+agree. Everything is a few indexed Cypher queries; nothing is fitted to a data set. The seeds' bridge
+candidates come back with the hybrid ranking in one round trip (each chunk stores the name terms of its
+text at load time, so the server can look its titles up itself), and the lookups that need only the
+question (2 and 4) run on other sessions meanwhile: a query costs one sequential round trip.
 """
 
 from __future__ import annotations
@@ -24,8 +25,8 @@ from kg.graph.store import GraphStore
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
 from kg.retrieval.fusion import fuse_hits
-from kg.retrieval.hybrid import DEFAULT_WEIGHTS, hybrid_hits
-from kg.retrieval.links import title_links
+from kg.retrieval.hybrid import DEFAULT_WEIGHTS, LinkedHit, hybrid_hits_with_links
+from kg.retrieval.links import named_links, title_links
 from kg.retrieval.lucene import lucene_query
 
 __all__ = ["LINK_WEIGHTS", "StrataRetriever"]
@@ -64,12 +65,11 @@ class StrataRetriever(Retriever):
         depth = max(k, self.candidates)
         titled = self._pool.submit(title_links, self.store, [question], vector, exclude_documents=[[]], where=where)
         entity = self._pool.submit(self._entity_links, question, vector, where) if self._has_entities() else None
-        base = hybrid_hits(self.store, vector, question, k=depth, weights=self.path_weights,
-                           candidates=depth, where=where)
-        lists: dict[str, list[Hit]] = {"hybrid": base}
-        seeds = base[:self.seeds]
-        found = title_links(self.store, [s.text for s in seeds], vector,
-                            exclude_documents=[[s.document_id] for s in seeds], where=where)
+        linked = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=self.seeds,
+                                        weights=self.path_weights, candidates=depth, where=where)
+        lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in linked]}
+        seeds = [s.hit for s in linked[:self.seeds]]
+        found = self._seed_links(linked[:self.seeds], vector, where)
         lists["question_title"] = titled.result()[0]
         bridge: list[Hit] = []
         for seed, links in zip(seeds, found, strict=True):
@@ -79,6 +79,16 @@ class StrataRetriever(Retriever):
         if entity is not None:
             lists["entity"] = entity.result()
         return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights)
+
+    def _seed_links(self, seeds: list[LinkedHit], vector: list[float],
+                    where: RetrievalFilter | None) -> list[list[Hit]]:
+        """Each seed's bridge links: from the candidates the hybrid query brought, else (a chunk loaded
+        without stored name terms) looked up here."""
+        missing = [s.hit for s in seeds if s.link_candidates is None]
+        looked_up = iter(title_links(self.store, [h.text for h in missing], vector,
+                                     exclude_documents=[[h.document_id] for h in missing], where=where))
+        return [next(looked_up) if s.link_candidates is None else named_links(s.hit.text, s.link_candidates)
+                for s in seeds]
 
     def _entity_links(self, question: str, vector: list[float], where: RetrievalFilter | None) -> list[Hit]:
         query = lucene_query(question)

@@ -6,7 +6,7 @@ import pytest
 
 from kg.retrieval.fulltext import fulltext_hits
 from kg.retrieval.fusion import fuse, linear, rrf
-from kg.retrieval.lucene import escape_lucene, lucene_query
+from kg.retrieval.lucene import escape_lucene, lucene_query, name_query
 from tests.retrieval.conftest import Corpus
 
 HOSTILE = 'AND OR "( ) : ~ ^ \\ /'
@@ -22,6 +22,13 @@ def test_lucene_query_keeps_content_terms_only() -> None:
     assert lucene_query(HOSTILE) == ""
     assert lucene_query("Who wrote C++ (1985)? Who wrote") == "wrote c 1985"
     assert lucene_query("a b c d", max_terms=2) == "b c"
+
+
+def test_name_query_keeps_words_that_can_be_part_of_a_name() -> None:
+    text = "The ship C++ sailed from Hamburg in 1889 to 北京 and the Hudson river; iPhone, not phone. The"
+    assert name_query(text) == "c hamburg 1889 北京 hudson iphone"
+    assert name_query("all lower case words") == ""
+    assert name_query("Alpha Beta Gamma", max_terms=2) == "alpha beta"
 
 
 @pytest.mark.parametrize("text", [HOSTILE, 'Hudson) AND (River OR "', "title:Hudson~2^3 /river/", "\\", "*"])

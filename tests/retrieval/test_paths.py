@@ -11,10 +11,11 @@ from kg.retrieval import RetrievalFilter, atom_candidates, make_retriever
 from kg.retrieval.common import graph_has, hits_by_id, query_vector
 from kg.retrieval.fulltext import fulltext_hits
 from kg.retrieval.fusion import fuse
-from kg.retrieval.hybrid import hybrid_hits
-from kg.retrieval.links import mentions_title, title_core, title_links
+from kg.retrieval.hybrid import hybrid_hits, hybrid_hits_with_links
+from kg.retrieval.links import mentions_title, named_links, title_core, title_links
+from kg.retrieval.lucene import name_query
 from kg.retrieval.vector import chunk_vector_hits
-from tests.retrieval.conftest import EMBEDDER, Corpus
+from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus
 
 
 def test_chunk_vector_ranks_the_matching_chunk_first_with_cosine_scores(corpus: Corpus) -> None:
@@ -124,6 +125,33 @@ def test_strata_follows_bridge_links_and_explains_them(distilled: Corpus) -> Non
     linked = next(h for h in hits if h.title == "Timothy Shay Arthur")
     assert any(s.path == "bridge" and s.via == "Arthur's Magazine" for s in linked.sources)
     assert any(s.path == "entity" for h in hits for s in h.sources)
+
+
+def test_seed_links_come_with_the_hybrid_query_and_match_a_lookup(distilled: Corpus) -> None:
+    question = "Where was the editor of Arthur's Magazine born?"
+    vector = query_vector(EMBEDDER, question)
+    stored = distilled.store.query("MATCH (c:Chunk {id: $id}) RETURN c.name_terms AS terms",
+                                   id=distilled.chunks["Arthur's Magazine"])
+    assert stored[0]["terms"] == name_query(PASSAGES["Arthur's Magazine"])
+    assert stored[0]["terms"] == "arthur magazine american philadelphia timothy shay"
+    linked = hybrid_hits_with_links(distilled.store, vector, question, k=5, seeds=2)
+    assert [h.link_candidates == [] for h in linked[2:]] == [True, True, True]
+    for seed in linked[:2]:
+        looked_up = title_links(distilled.store, [seed.hit.text], vector, exclude_documents=[[seed.hit.document_id]])
+        assert seed.link_candidates is not None
+        assert [h.chunk_id for h in named_links(seed.hit.text, seed.link_candidates)] == [
+            h.chunk_id for h in looked_up[0]]
+    assert "Timothy Shay Arthur" in [h.title for h in named_links(linked[0].hit.text, linked[0].link_candidates or [])]
+
+
+def test_strata_looks_links_up_for_chunks_loaded_without_name_terms(distilled: Corpus) -> None:
+    question = "Where was the editor of Arthur's Magazine born?"
+    strata = make_retriever("strata", distilled.store, EMBEDDER)
+    before = [(h.chunk_id, h.score) for h in strata.retrieve(question, k=4)]
+    distilled.store.query("MATCH (c:Chunk) REMOVE c.name_terms", routing=WRITE)
+    assert hybrid_hits_with_links(distilled.store, query_vector(EMBEDDER, question), question, k=3,
+                                  seeds=3)[0].link_candidates is None
+    assert [(h.chunk_id, h.score) for h in strata.retrieve(question, k=4)] == before
 
 
 def test_chunks_by_id_scores_against_a_vector(corpus: Corpus) -> None:
