@@ -45,13 +45,16 @@ magazine journal broadcaster network station record label team league championsh
 
 
 def generate_passages(n: int, *, seed: int = 13) -> list[SourceDocument]:
-    """``n`` deterministic passages of three sentences, titled ``"Place <i>"``."""
+    """``n`` deterministic passages of three sentences, titled ``"Place <i>"``; the second sentence names
+    another passage."""
     rng = random.Random(seed)
     docs = []
     for i in range(n):
         title = f"Place {i}"
         sentences = [f"{title} " + " ".join(rng.choices(_VOCABULARY, k=rng.randint(8, 16))) + "."
                      for _ in range(3)]
+        # A named neighbour, so that entity, fact and title-link paths have real work to do.
+        sentences[1] = sentences[1][:-1] + f" near Place {rng.randrange(n)}."
         builder = TextBuilder(title)
         builder.add_block(" ".join(sentences))
         docs.append(builder.finish(source=f"bench:{title}", format="text", sha256=f"bench-{seed}-{i}"))

@@ -69,9 +69,12 @@ def _rule_patterns() -> dict[str, list[list[dict[str, Any]]]]:
     upper = {"IS_UPPER": True, "LENGTH": {">=": 2}}
     name_token = {"TEXT": {"REGEX": r"^[A-Z][\w'\-]*$"}}
     joiner = {"LOWER": {"IN": ["of", "de", "la", "du", "von", "van", "der"]}}
+    # "Apollo 11", "Boeing 747": a short number ends a name; a year does not ("Hamburg 1990" is two things).
+    numeral = {"TEXT": {"REGEX": r"^(?!(1[0-9]|20)\d\d$)\d{1,4}$"}}
     return {
         "Entity": [
             [name_token, {"OP": "*", **name_token}],
+            [name_token, {"OP": "*", **name_token}, numeral],
             [name_token, {"OP": "*", **name_token}, joiner, name_token, {"OP": "*", **name_token}],
             [upper],
             [title, {"TEXT": "."}, name_token],

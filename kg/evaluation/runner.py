@@ -160,4 +160,4 @@ def method_unavailable(store: GraphStore, method: str, distilled: bool) -> str |
         return None
     if not distilled:
         return "needs the distilled layer: kg.distill is not installed"
-    return f"needs {label} nodes, which offline distillation does not build (configure an LLM)"
+    return f"needs {label} nodes, and distillation built none from this corpus"

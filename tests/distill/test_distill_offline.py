@@ -80,3 +80,11 @@ def test_table_rows_are_typed_and_aggregated(kb: GraphStore, tmp_path: Path) -> 
     assert aggregate_rows(kb, table, "Site name", "count", {"Country": "Denmark"}).value == 2
     assert aggregate_rows(kb, None, "turbines", "avg", {"turbines": 14}).value == 14
     assert aggregate_rows(kb, table, "Capacity (MW)", "min", {"Country": "Spain"}).value == 300
+
+
+def test_rule_based_names_keep_a_short_trailing_number_but_not_a_year() -> None:
+    from kg.distill.offline import OfflineExtractor
+
+    found = OfflineExtractor(model=None).entities("Apollo 11 landed in 1969, and Hamburg 1990 was near Boeing 747.")
+    assert [(e.name, e.type) for e in found] == [
+        ("Apollo 11", "Entity"), ("1969", "Date"), ("Hamburg", "Entity"), ("1990", "Date"), ("Boeing 747", "Entity")]
