@@ -105,6 +105,9 @@ def text_key(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+_DIGITS = re.compile(r"\d+")
+
+
 def name_key(name: str) -> str:
     """The normalised name used in entity keys: NFKC, case-folded, accents and punctuation dropped, a
     leading English article removed, spaces collapsed (removed between CJK characters)."""
@@ -127,7 +130,10 @@ def _grams(key: str) -> set[str]:
 
 
 def name_similarity(a: str, b: str) -> float:
-    """Dice coefficient of character trigrams (bigrams for CJK) of two name keys, in [0, 1]."""
+    """Dice coefficient of character trigrams (bigrams for CJK) of two name keys, in [0, 1]; 0 when their
+    numbers differ, since "Apollo 11" and "Apollo 13", or "Place 12" and "Place 13", are other things."""
+    if _DIGITS.findall(a) != _DIGITS.findall(b):
+        return 0.0
     ga, gb = _grams(a), _grams(b)
     if not ga or not gb:
         return 0.0

@@ -300,3 +300,14 @@ def test_pseudograph_verifies_items_builds_mind_maps_and_fuses(kb: GraphStore, t
     delete_documents(kb, [docs[1]])
     assert count(kb, "MATCH (s:SuperTopic)-[:SIMILAR]->(t:Topic) RETURN count(t) AS n") == 1
     assert count(kb, "MATCH (n) WHERE n:Topic OR n:Route OR n:FactItem RETURN count(n) AS n") == 1 + 3 + 2 - 1
+
+
+def test_names_with_other_numbers_never_merge(kb: GraphStore) -> None:
+    from kg.distill import EntityResolver
+    from kg.distill.text import name_similarity
+
+    assert name_similarity("apollo 11", "apollo 13") == 0.0 < name_similarity("apollo 11", "apollo eleven 11")
+    # A threshold of -1 lets every vector through: only types and names decide.
+    resolver = EntityResolver(kb, EMBEDDER, DistillConfig(entity_threshold=-1.0))
+    out = resolver.resolve([("Apollo 11", "Entity"), ("Apollo 13", "Entity"), ("apollo 11", "Entity")])
+    assert out.ids[("Apollo 11", "Entity")] == out.ids[("apollo 11", "Entity")] != out.ids[("Apollo 13", "Entity")]
