@@ -1,6 +1,7 @@
-// Entity links: entities the Lucene name index matches in $query (the caller keeps those whose name occurs
-// verbatim in the question), then the chunks that mention them, each with its raw cosine to the query.
+// Entity links: entities the Lucene name index matches in $query whose name occurs verbatim in the question
+// $question, then the chunks that mention them, each with its raw cosine to the query.
 CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: $candidates}) YIELD node AS e
+WITH e WHERE $question CONTAINS e.name
 MATCH (c:Chunk)-[:MENTIONS]->(e)
 WHERE ($document_ids IS NULL OR c.document_id IN $document_ids) AND NOT c.id IN $exclude_ids
 WITH e, c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS score

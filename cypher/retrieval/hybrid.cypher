@@ -4,7 +4,8 @@
 // min-max normalised score (1 when the path found one score). kg.retrieval.fusion computes the same.
 // The top $link_seeds results also bring their title links in the same round trip (0: none): documents
 // whose title the chunk's stored name_terms match in the title index, each with its best chunk by raw
-// cosine to the query; kg.retrieval.links keeps those whose title the chunk names verbatim. A seed loaded
+// cosine to the query; kg.retrieval.links keeps those whose title the chunk names verbatim (the CONTAINS
+// test here is a necessary condition of that check: the title up to its first parenthesis). A seed loaded
 // before chunks stored name_terms gets null links, for the caller to look up.
 CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
@@ -55,6 +56,7 @@ CALL (c, position) {
   WITH c WHERE position < $link_seeds AND c.name_terms <> ''
   CALL db.index.fulltext.queryNodes('document_title', c.name_terms, {limit: $link_candidates}) YIELD node AS d
   WITH c, d WHERE d.id <> c.document_id AND ($document_ids IS NULL OR d.id IN $document_ids)
+    AND c.text CONTAINS trim(split(d.title, '(')[0])
   MATCH (l:Chunk {document_id: d.id}) WHERE NOT l.id IN $exclude_ids
   WITH d, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC
   WITH d, collect({c: l, sim: sim})[0] AS best

@@ -1,10 +1,12 @@
 // Title-linked expansion for bridge questions, for several linking texts in one round trip: for each
 // Lucene query in $queries (terms of the question, or of a seed chunk), the documents whose title the title
-// index matches; kg.retrieval.links then keeps only titles that occur verbatim in that text. Each document
+// index matches, if the text contains the title up to its first parenthesis (a necessary condition of the
+// check that follows); kg.retrieval.links then keeps only titles that occur verbatim in that text. Each document
 // comes back with its best chunk by raw cosine to the query $vector, tagged with the query's position n.
 UNWIND range(0, size($queries) - 1) AS n
 CALL db.index.fulltext.queryNodes('document_title', $queries[n], {limit: $candidates}) YIELD node AS d
 WITH n, d WHERE ($document_ids IS NULL OR d.id IN $document_ids)
+  AND $texts[n] CONTAINS trim(split(d.title, '(')[0])
 MATCH (c:Chunk {document_id: d.id})
 WHERE NOT c.id IN $exclude_ids
 WITH n, d, c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS sim ORDER BY sim DESC

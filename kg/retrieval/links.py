@@ -48,8 +48,8 @@ def title_links(store: GraphStore, texts: Sequence[str], vector: list[float], *,
     asked = [i for i, q in enumerate(queries) if q]
     if not asked:
         return [[] for _ in texts]
-    rows = store.read("retrieval/title_links", queries=[queries[i] for i in asked], vector=vector,
-                      candidates=candidates, **filter_params(where))
+    rows = store.read("retrieval/title_links", queries=[queries[i] for i in asked], texts=[texts[i] for i in asked],
+                      vector=vector, candidates=candidates, **filter_params(where))
     candidates_of: list[list[Hit]] = [[] for _ in texts]
     for row in rows:
         i = asked[row["n"]]

@@ -94,6 +94,6 @@ class StrataRetriever(Retriever):
         query = lucene_query(question)
         if not query:
             return []
-        rows = self.store.read("retrieval/entity_links", query=query, vector=vector, candidates=20,
+        rows = self.store.read("retrieval/entity_links", query=query, question=question, vector=vector, candidates=20,
                                **filter_params(where))
-        return [hit_from_row(r) for r in rows if r["via"] and r["via"] in question]
+        return [hit_from_row(r) for r in rows]
