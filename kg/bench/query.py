@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import BaseModel, Field
 
 from kg.embeddings import Embedder
-from kg.evaluation.runner import distill_if_available, isolated_store, load_corpus, method_unavailable
+from kg.evaluation.runner import distill_eval_layers, isolated_store, load_corpus, method_unavailable
 from kg.llm import LLM
 from kg.retrieval import Retriever, make_retriever
 from kg.settings import Settings
@@ -117,9 +117,9 @@ def run_query_bench(settings: Settings, embedder: Embedder, llm: LLM, *, passage
         loaded = load_corpus(store, embedder, docs, chunk_tokens=settings.chunk_tokens,
                              chunk_overlap=settings.chunk_overlap)
         say(f"loaded {loaded.documents} passages")
-        distilled = distill_if_available(store, embedder, llm, loaded.written)
+        distill_eval_layers(store, embedder, llm, loaded.written)
         for method in methods:
-            reason = method_unavailable(store, method, distilled.available)
+            reason = method_unavailable(store, method)
             if reason is not None:
                 report.unavailable[method] = reason
                 continue

@@ -15,7 +15,6 @@ PNG chart of the metrics per method.
 from __future__ import annotations
 
 import collections
-import importlib
 import re
 import string
 from collections.abc import Callable, Iterator, Sequence
@@ -27,6 +26,7 @@ from pydantic import BaseModel, Field
 
 from kg.embeddings import Embedder
 from kg.errors import StrataError
+from kg.evaluation.runner import distill_eval_layers
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
 from kg.ingest import Ingestor
@@ -217,11 +217,7 @@ def isolated_kb(settings: Settings, embedder: Embedder, llm: LLM, corpus: Path) 
             if report.failed:
                 raise StrataError(f"could not load {corpus}: {report.files[0].error}")
             ids = [row["id"] for row in store.read("graph/list_documents", skip=0, limit=1_000_000)]
-            try:
-                runner = importlib.import_module("kg.evaluation.runner")
-                runner.distill_if_available(store, embedder, llm, ids)
-            except (ImportError, AttributeError):
-                pass
+            distill_eval_layers(store, embedder, llm, ids)
             yield store
         finally:
             store.close()

@@ -24,7 +24,7 @@ from pydantic import BaseModel, Field
 from kg.embeddings import Embedder
 from kg.evaluation.runner import (
     corpus_documents,
-    distill_if_available,
+    distill_eval_layers,
     isolated_store,
     load_corpus,
     method_unavailable,
@@ -192,10 +192,10 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
         todo = loaded.written if graph_has(store, "Atom") else [r["id"] for r in
                                                                  store.read("graph/list_documents", skip=0,
                                                                             limit=10_000_000)]
-        distilled = distill_if_available(store, embedder, llm, todo)
-        say("distilled layer: " + ("built" if distilled.available else distilled.reason))
+        distill_eval_layers(store, embedder, llm, todo)
+        say("distilled layer: built" + (" (offline methods)" if llm.offline else ""))
         for method in strata_methods:
-            reason = method_unavailable(store, method, distilled.available)
+            reason = method_unavailable(store, method)
             if reason is not None:
                 unavailable[method] = reason
                 say(f"{method}: unavailable ({reason})")

@@ -34,7 +34,7 @@ from kg.settings import LocalServerSettings, Settings, kept_ports
 from loaders.models import SourceDocument
 from loaders.qa import QALoader
 
-__all__ = ["CorpusLoad", "DistillOutcome", "corpus_documents", "distill_if_available", "isolated_store",
+__all__ = ["CorpusLoad", "corpus_documents", "distill_eval_layers", "isolated_store",
            "load_corpus", "method_unavailable"]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
@@ -131,33 +131,24 @@ def load_corpus(store: GraphStore, embedder: Embedder, docs: Sequence[SourceDocu
     return CorpusLoad(documents=len(prepared), written=written, removed=len(stale))
 
 
-@dataclass(frozen=True)
-class DistillOutcome:
-    available: bool
-    reason: str = ""
-
-
 # Every layer a retrieval method reads: atoms (atom, multigrain), triples (kg2rag, strata's entity links),
 # tags (tags), the pseudo-graph (pgrag). Offline, each is built by its offline method.
 EVAL_LAYERS = ("atoms", "triples", "tags", "pseudograph")
 
 
-def distill_if_available(store: GraphStore, embedder: Embedder, llm: LLM, document_ids: list[str]) -> DistillOutcome:
+def distill_eval_layers(store: GraphStore, embedder: Embedder, llm: LLM, document_ids: list[str]) -> None:
     """Build every distilled layer the methods read (offline methods when ``llm`` is offline)."""
     if document_ids:
         distill(store, embedder, llm, layers=EVAL_LAYERS, document_ids=document_ids)
-    return DistillOutcome(True)
 
 
 # Retrieval methods that need a part of the distilled layer, and the label that shows it is there.
 _NEEDS = {"atom": "Atom", "kg2rag": "Fact", "pgrag": "FactItem"}
 
 
-def method_unavailable(store: GraphStore, method: str, distilled: bool) -> str | None:
-    """Why retrieval ``method`` cannot run on this graph, or None when it can."""
+def method_unavailable(store: GraphStore, method: str) -> str | None:
+    """Why retrieval ``method`` cannot run on this graph after distillation, or None when it can."""
     label = _NEEDS.get(method)
     if label is None or graph_has(store, label):
         return None
-    if not distilled:
-        return "needs the distilled layer: kg.distill is not installed"
     return f"needs {label} nodes, and distillation built none from this corpus"
