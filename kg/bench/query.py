@@ -28,7 +28,7 @@ from loaders.qa import QALoader
 
 __all__ = ["BENCH_METHODS", "Latency", "QueryBenchReport", "generate_passages", "percentiles", "run_query_bench"]
 
-BENCH_METHODS = ("chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "strata")
+BENCH_METHODS = ("chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr", "strata")
 
 _VOCABULARY = """river valley harbour castle railway station bridge museum library council election province district
 mountain island forest desert glacier volcano lake canal festival cathedral monastery university college

@@ -42,7 +42,8 @@ __all__ = [
 ]
 
 BASELINES = ("bm25", "dense")
-DEFAULT_METHODS = (*BASELINES, "chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "strata")
+DEFAULT_METHODS = (*BASELINES, "chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr",
+                   "strata")
 
 
 class Ranked(BaseModel):
