@@ -66,9 +66,5 @@ def check_citations(answer: str, evidence: Sequence[Hit], listed: Sequence[int] 
     citations = []
     for marker in sorted(used):
         hit = evidence[marker - 1]
-        citations.append(Citation(
-            marker=marker, chunk_id=hit.chunk_id, document_id=hit.document_id, title=hit.title,
-            source=hit.source, page=hit.page, char_start=hit.char_start, char_end=hit.char_end, text=hit.text,
-            claims=claims.get(marker, []),
-        ))
+        citations.append(Citation(**hit.location(), marker=marker, text=hit.text, claims=claims.get(marker, [])))
     return cleaned, citations, dropped

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from kg.retrieval.base import Hit
+from kg.retrieval.base import ChunkLocation, Hit
 
 __all__ = [
     "Aggregation",
@@ -22,20 +22,13 @@ __all__ = [
 ]
 
 
-class Citation(BaseModel):
+class Citation(ChunkLocation):
     """Evidence ``[marker]`` as given to the answerer: where it is, down to the character span.
 
     ``claims`` are the sentences of the answer that cite this marker.
     """
 
     marker: int
-    chunk_id: str
-    document_id: str
-    title: str
-    source: str | None = None
-    page: int | None = None
-    char_start: int
-    char_end: int
     text: str
     claims: list[str] = Field(default_factory=list)
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["AtomCandidate", "Hit", "HitSource", "RetrievalFilter", "Retriever"]
+__all__ = ["AtomCandidate", "ChunkLocation", "Hit", "HitSource", "RetrievalFilter", "Retriever"]
 
 
 class HitSource(BaseModel):
@@ -26,15 +27,25 @@ class HitSource(BaseModel):
     via_id: str | None = None
 
 
-class Hit(BaseModel):
+class ChunkLocation(BaseModel):
+    """Where a piece of evidence is: its chunk, document, page and character span in the document's text.
+    Hits and citations both carry it, so a citation points exactly where its hit did."""
+
     chunk_id: str
-    text: str
     document_id: str
     title: str
     source: str | None = None
     page: int | None = None
     char_start: int
     char_end: int
+
+    def location(self) -> dict[str, Any]:
+        """The location fields alone, to build another located model from this one."""
+        return self.model_dump(include=set(ChunkLocation.model_fields))
+
+
+class Hit(ChunkLocation):
+    text: str
     score: float
     sources: list[HitSource] = Field(default_factory=list)
     sentences: list[int] = Field(default_factory=list)

@@ -43,10 +43,8 @@ class FullTextService(StrataService):
             best = max(_SENTENCE.finditer(hit.text),
                        key=lambda m: len(terms & {w.lower() for w in _WORD.findall(m.group())}))
             start, end = best.start() + (len(best.group()) - len(best.group().lstrip())), best.end()
-            citations.append(Citation(
-                marker=marker, chunk_id=hit.chunk_id, document_id=hit.document_id, title=hit.title,
-                source=hit.source, page=hit.page, char_start=hit.char_start + start,
-                char_end=hit.char_start + end, text=hit.text[start:end]))
+            citations.append(Citation(**{**hit.location(), "char_start": hit.char_start + start,
+                                         "char_end": hit.char_start + end}, marker=marker, text=hit.text[start:end]))
         answer = " ".join(f"{c.text} [{c.marker}]" for c in citations) or "No evidence found."
         trace = [TraceStep(index=0, kind="fulltext", detail={"terms": sorted(terms), "hits": len(hits)}),
                  TraceStep(index=1, kind="extract", detail={"citations": len(citations)})]
