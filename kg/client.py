@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import SecretStr
+from pydantic import BaseModel, ConfigDict, SecretStr
 
 import cypher
 from kg.embeddings import Embedder, make_embedder
@@ -47,9 +47,10 @@ LAYERS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True)
-class DocumentInfo:
-    """A loaded document as listed by :meth:`Strata.documents`."""
+class DocumentInfo(BaseModel):
+    """A loaded document as listed by :meth:`Strata.documents` (and by the REST API's ``/documents``)."""
+
+    model_config = ConfigDict(frozen=True)
 
     id: str
     title: str
@@ -173,7 +174,7 @@ class Strata:
         rows = self.store.read("graph/find_document", key=key)
         if not rows:
             raise StrataError(f"no document with id or source {key!r}")
-        doc = next(d for d in self.documents() if d.id == rows[0]["id"])
+        doc = DocumentInfo(**rows[0])
         delete_documents(self.store, [doc.id])
         return doc
 

@@ -34,12 +34,12 @@ from kg.api.ports import CapabilityMissing, KnowledgeService, ServiceFactory
 from kg.api.views import (
     AskRequest,
     AskResponse,
-    DocumentView,
     RetrieveRequest,
     RetrieveResponse,
     StatsView,
     answer_view,
 )
+from kg.client import DocumentInfo
 from kg.errors import ConfigError, Neo4jUnavailable, StrataError
 
 __all__ = ["ApiSettings", "KnowledgeBases", "UnknownKnowledgeBase", "create_app"]
@@ -211,8 +211,8 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
 
     @api.get("/documents", tags=["documents"], dependencies=guarded)
     def list_documents(kb: KnowledgeService = Depends(service), skip: int = Query(0, ge=0),
-                       limit: int = Query(1000, ge=1, le=10_000)) -> list[DocumentView]:
-        return [DocumentView.of(d) for d in kb.documents(skip=skip, limit=limit)]
+                       limit: int = Query(1000, ge=1, le=10_000)) -> list[DocumentInfo]:
+        return kb.documents(skip=skip, limit=limit)
 
     @api.post("/documents", tags=["documents"], dependencies=guarded)
     def upload(files: list[UploadFile] = File(..., description="Documents to load (PDF, Markdown, HTML, ...)."),
@@ -233,11 +233,11 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
                     path.unlink(missing_ok=True)
 
     @api.delete("/documents/{key:path}", tags=["documents"], dependencies=guarded)
-    def delete_document(key: str, kb: KnowledgeService = Depends(service)) -> DocumentView:
+    def delete_document(key: str, kb: KnowledgeService = Depends(service)) -> DocumentInfo:
         """Delete a document (by id or source path) and everything derived only from it."""
         if not any(key in (d.id, d.source) for d in kb.documents()):
             raise HTTPException(404, f"no document with id or source {key!r}")
-        return DocumentView.of(kb.delete(key))
+        return kb.delete(key)
 
     @api.post("/ask", tags=["answers"], dependencies=guarded)
     def ask(body: AskRequest, kb: KnowledgeService = Depends(service)) -> AskResponse:

@@ -6,18 +6,17 @@ supports the answer in its context; the Browser link opens the same evidence as 
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from kg.browser import browser_link, evidence_cypher
-from kg.client import LAYERS, DocumentInfo, Stats
+from kg.client import LAYERS, Stats
 from kg.retrieval.base import Hit
 from reasoning.types import Answer, Citation
 
 __all__ = [
-    "AskRequest", "AskResponse", "CitedSpan", "DocumentView", "RetrieveRequest", "RetrieveResponse",
+    "AskRequest", "AskResponse", "CitedSpan", "RetrieveRequest", "RetrieveResponse",
     "StatsView", "answer_view", "cited_span",
 ]
 
@@ -58,21 +57,6 @@ class AskResponse(BaseModel):
 class RetrieveResponse(BaseModel):
     kb: str
     hits: list[Hit]
-
-
-class DocumentView(BaseModel):
-    id: str
-    title: str
-    source: str
-    format: str
-    pages: int | None
-    sha256: str
-    loaded_at: str
-    chunks: int
-
-    @classmethod
-    def of(cls, doc: DocumentInfo) -> DocumentView:
-        return cls(**asdict(doc))
 
 
 class StatsView(BaseModel):

@@ -111,7 +111,7 @@ def delete(
     with Strata.connect(settings_of(ctx)) as kb:
         doc = kb.delete(key)
     if json_out:
-        emit_json(asdict(doc))
+        emit_json(doc.model_dump())
     else:
         console.print(f"Deleted {doc.id} ({doc.source}).", highlight=False)
 
@@ -122,7 +122,7 @@ def documents(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")
     with Strata.connect(settings_of(ctx)) as kb:
         docs = kb.documents()
     if json_out:
-        emit_json([asdict(d) for d in docs])
+        emit_json([d.model_dump() for d in docs])
         return
     table = Table("id", "title", "format", "pages", "chunks", "source")
     for d in docs:
