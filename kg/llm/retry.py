@@ -110,6 +110,20 @@ def _give_up(
     return (exhausted or LLMUnavailableError)(message)
 
 
+def _wait_or_raise(exc: openai.OpenAIError, attempt: int, policy: RetryPolicy, what: str,
+                   wrap: Callable[[str], StrataError] | None,
+                   exhausted: Callable[[str], StrataError] | None) -> float:
+    """How long to wait before attempt ``attempt + 1``; raises the typed error when ``exc`` is final."""
+    if not is_retryable(exc):
+        raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {exc}") from exc
+    if attempt > policy.max_retries:
+        raise _give_up(what, attempt, exc, exhausted) from exc
+    wait = policy.delay(attempt, exc)
+    log.warning("retrying", extra={"what": what, "attempt": attempt, "error": _describe(exc),
+                                   "wait_s": round(wait, 3)})
+    return wait
+
+
 async def retry_async(
     call: Callable[[], Awaitable[T]],
     policy: RetryPolicy,
@@ -124,15 +138,9 @@ async def retry_async(
         try:
             return await call()
         except openai.OpenAIError as exc:
-            if not is_retryable(exc):
-                raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {exc}") from exc
             attempt += 1
-            if attempt > policy.max_retries:
-                raise _give_up(what, attempt, exc, exhausted) from exc
-            wait = policy.delay(attempt, exc)
-            log.warning("retrying", extra={"what": what, "attempt": attempt, "error": _describe(exc),
-                                           "wait_s": round(wait, 3)})
-            await asyncio.sleep(wait)
+            wait = _wait_or_raise(exc, attempt, policy, what, wrap, exhausted)
+        await asyncio.sleep(wait)
 
 
 def retry_sync(
@@ -149,12 +157,6 @@ def retry_sync(
         try:
             return call()
         except openai.OpenAIError as exc:
-            if not is_retryable(exc):
-                raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {exc}") from exc
             attempt += 1
-            if attempt > policy.max_retries:
-                raise _give_up(what, attempt, exc, exhausted) from exc
-            wait = policy.delay(attempt, exc)
-            log.warning("retrying", extra={"what": what, "attempt": attempt, "error": _describe(exc),
-                                           "wait_s": round(wait, 3)})
-            time.sleep(wait)
+            wait = _wait_or_raise(exc, attempt, policy, what, wrap, exhausted)
+        time.sleep(wait)
