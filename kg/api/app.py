@@ -40,7 +40,7 @@ from kg.api.views import (
     answer_view,
 )
 from kg.client import DocumentInfo
-from kg.errors import ConfigError, Neo4jUnavailable, StrataError
+from kg.errors import ConfigError, Neo4jUnavailable, ReasoningError, RetrievalError, StrataError
 
 __all__ = ["ApiSettings", "KnowledgeBases", "UnknownKnowledgeBase", "create_app"]
 
@@ -201,7 +201,9 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
 
     @api.exception_handler(StrataError)
     async def _failed(_: Request, exc: StrataError) -> JSONResponse:
-        return JSONResponse(status_code=400 if isinstance(exc, ConfigError) else 500, content={"detail": str(exc)})
+        # Bad configuration or a bad request (an empty question, an unknown method) is the caller's to fix.
+        client_side = isinstance(exc, ConfigError | RetrievalError | ReasoningError)
+        return JSONResponse(status_code=400 if client_side else 500, content={"detail": str(exc)})
 
     @api.get("/health", tags=["server"])
     def health() -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import cypher
 from kg.embeddings import Embedder
+from kg.errors import RetrievalError
 from kg.graph.store import GraphStore, Record
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter
 
@@ -14,7 +15,12 @@ __all__ = ["filter_params", "graph_has", "hit_from_row", "hits_by_id", "query_ve
 
 
 def query_vector(embedder: Embedder, text: str) -> list[float]:
-    return [float(x) for x in embedder.embed_one(text)]
+    """The query's embedding. A zero vector has no direction (cosine is undefined and Neo4j's vector index
+    rejects it), so a text that embeds to one is a :class:`~kg.errors.RetrievalError`, not a server error."""
+    vector = [float(x) for x in embedder.embed_one(text)]
+    if not any(vector):
+        raise RetrievalError(f"the question {text!r} has nothing to embed" if text.strip() else "the question is empty")
+    return vector
 
 
 def filter_params(where: RetrievalFilter | None, exclude: Iterable[str] = ()) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kg.errors import RetrievalError
 from kg.retrieval import RetrievalFilter, atom_candidates, make_retriever
 from kg.retrieval.common import graph_has, hits_by_id, query_vector
 from kg.retrieval.fulltext import fulltext_hits
@@ -152,6 +153,12 @@ def test_strata_looks_links_up_for_chunks_loaded_without_name_terms(distilled: C
     assert hybrid_hits_with_links(distilled.store, query_vector(EMBEDDER, question), question, k=3,
                                   seeds=3)[0].link_candidates is None
     assert [(h.chunk_id, h.score) for h in strata.retrieve(question, k=4)] == before
+
+
+@pytest.mark.parametrize("method", ["chunk", "atom", "hybrid", "multigrain", "strata"])
+def test_an_empty_question_is_a_clear_error_not_a_server_error(distilled: Corpus, method: str) -> None:
+    with pytest.raises(RetrievalError, match="the question is empty"):
+        make_retriever(method, distilled.store, EMBEDDER).retrieve("   ", k=3)
 
 
 def test_chunks_by_id_scores_against_a_vector(corpus: Corpus) -> None:

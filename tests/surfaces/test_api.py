@@ -8,6 +8,8 @@ from urllib.parse import parse_qs, urlparse
 
 from fastapi.testclient import TestClient
 
+from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
+from kg.client import Strata
 from kg.demo import CORPUS
 from kg.graph.store import GraphStore
 from tests.surfaces.fulltext import FullTextService
@@ -112,3 +114,12 @@ def test_oversize_requests_get_413(client_for: Client) -> None:
     question = client.post("/ask", json={"question": "why " * 400})
     assert question.status_code == 413 and "limit is 512 bytes" in question.json()["detail"]
     assert client.get("/documents").json() == []
+
+
+def test_bad_questions_are_the_callers_error(make_kb: Callable[[str], Strata]) -> None:
+    service = StrataService(make_kb("default"))
+    with TestClient(create_app(KnowledgeBases(lambda name: service), ApiSettings())) as client:
+        empty = client.post("/retrieve", json={"question": "   ", "k": 2})
+        assert (empty.status_code, empty.json()["detail"]) == (400, "the question is empty")
+        unknown = client.post("/ask", json={"question": "Why?", "method": "magic"})
+        assert unknown.status_code == 400 and "unknown method 'magic'" in unknown.json()["detail"]
