@@ -63,11 +63,15 @@ class TriplesLayer(Layer):
         resolver = EntityResolver(self.ctx.store, self.ctx.embedder, self.ctx.config)
         resolution = resolver.resolve([m for _, ex in extracted for m in ex.entities])
         facts: list[dict[str, object]] = []
-        mentions: list[dict[str, str]] = []
+        mentions: list[dict[str, object]] = []
         for chunk, ex in extracted:
-            ids = {resolution.ids[(" ".join(n.split()), t)] for n, t in ex.entities
-                   if (" ".join(n.split()), t) in resolution.ids}
-            mentions += [{"chunk_id": chunk.id, "entity_id": e} for e in sorted(ids)]
+            # Each mention keeps the names the chunk used, so a deletion can take its aliases with it.
+            names: dict[str, set[str]] = {}
+            for surface, type_ in ex.entities:
+                name = " ".join(surface.split())
+                if (name, type_) in resolution.ids:
+                    names.setdefault(resolution.ids[(name, type_)], set()).add(name)
+            mentions += [{"chunk_id": chunk.id, "entity_id": e, "names": sorted(names[e])} for e in sorted(names)]
             seen: set[tuple[str, str, str]] = set()
             for t in ex.triples:
                 head = resolution.ids.get((" ".join(t.head.split()), t.head_type))

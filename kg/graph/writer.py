@@ -207,6 +207,7 @@ def _delete_in(tx: Transaction, ids: list[str]) -> None:
     tx.run("graph/delete_documents", ids=ids)
     for label in SHARED_LABELS:
         tx.run_template("graph/delete_orphans", label=label, ids=shared)
+    tx.run("graph/refresh_aliases", ids=shared)
     for label in FUSION_LABELS:
         tx.run_template("graph/delete_empty_fusion", label=label)
 

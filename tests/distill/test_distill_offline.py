@@ -10,6 +10,7 @@ import pytest
 
 from kg.distill import distill
 from kg.graph.store import GraphStore
+from kg.graph.writer import delete_documents
 from kg.llm import OfflineLLM
 from tests.distill.conftest import EMBEDDER, load_passages
 
@@ -88,3 +89,17 @@ def test_rule_based_names_keep_a_short_trailing_number_but_not_a_year() -> None:
     found = OfflineExtractor(model=None).entities("Apollo 11 landed in 1969, and Hamburg 1990 was near Boeing 747.")
     assert [(e.name, e.type) for e in found] == [
         ("Apollo 11", "Entity"), ("1969", "Date"), ("Hamburg", "Entity"), ("1990", "Date"), ("Boeing 747", "Entity")]
+
+
+def test_deleting_a_document_takes_the_aliases_only_it_used(kb: GraphStore, tmp_path: Path) -> None:
+    first = load_passages(kb, tmp_path, {"Trains": "Trains leave from Zurich every hour."})
+    second = load_passages(kb, tmp_path, {"Banks": "The bank has its seat in Zürich today."}, "second")
+    distill(kb, EMBEDDER, OfflineLLM(), layers=["triples"])
+    zurich = "MATCH (e:Entity) WHERE e.key STARTS WITH 'zurich' RETURN e.name AS name, e.aliases AS aliases"
+    [entity] = kb.query(zurich)
+    assert (entity["name"], entity["aliases"]) == ("Zurich", ["Zürich"])  # one entity, both names
+    delete_documents(kb, second)
+    [entity] = kb.query(zurich)
+    assert (entity["name"], entity["aliases"]) == ("Zurich", [])  # only the deleted document wrote "Zürich"
+    delete_documents(kb, first)
+    assert kb.query(zurich) == []
