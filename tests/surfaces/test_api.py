@@ -118,8 +118,9 @@ def test_oversize_requests_get_413(client_for: Client) -> None:
 
 def test_bad_questions_are_the_callers_error(make_kb: Callable[[str], Strata]) -> None:
     service = StrataService(make_kb("default"))
-    with TestClient(create_app(KnowledgeBases(lambda name: service), ApiSettings())) as client:
-        empty = client.post("/retrieve", json={"question": "   ", "k": 2})
-        assert (empty.status_code, empty.json()["detail"]) == (400, "the question is empty")
-        unknown = client.post("/ask", json={"question": "Why?", "method": "magic"})
-        assert unknown.status_code == 400 and "unknown method 'magic'" in unknown.json()["detail"]
+    # No `with`: the app's shutdown would close the knowledge base, whose driver the test session shares.
+    client = TestClient(create_app(KnowledgeBases(lambda name: service), ApiSettings()))
+    empty = client.post("/retrieve", json={"question": "   ", "k": 2})
+    assert (empty.status_code, empty.json()["detail"]) == (400, "the question is empty")
+    unknown = client.post("/ask", json={"question": "Why?", "method": "magic"})
+    assert unknown.status_code == 400 and "unknown method 'magic'" in unknown.json()["detail"]
