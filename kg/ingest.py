@@ -181,10 +181,10 @@ class Ingestor:
             outcomes = self.write(docs)
         except (Neo4jUnavailable, BudgetExceededError):
             raise
-        except LoaderError as exc:
-            entry.error = str(exc)
         except StrataError as exc:
-            entry.error = f"{path}: {str(exc).splitlines()[0]}"
+            # A LoaderError already names the file; the report's error is one line either way.
+            message = str(exc) if isinstance(exc, LoaderError) else f"{path}: {exc}"
+            entry.error = message.splitlines()[0]
         else:
             entry.status = _file_status(outcomes)
             entry.error = next((o.error for o in outcomes if o.error), None)
@@ -199,15 +199,20 @@ class Ingestor:
         return entry
 
     def prepare(self, doc: SourceDocument) -> PreparedDocument:
-        prepared = prepare_structural(doc, self.chunk_tokens, self.chunk_overlap)
-        if self.llm is not None:
-            prepared.chunks = enhance_chunks(doc, prepared.id, prepared.chunks, self.llm,
-                                             window_tokens=2 * self.chunk_tokens)
-        return prepared
+        """Structural chunks; enhanced chunking waits for :meth:`write`, which knows what changed."""
+        return prepare_structural(doc, self.chunk_tokens, self.chunk_overlap)
 
     def write(self, docs: list[PreparedDocument]) -> list[WriteOutcome]:
-        """Embed only what changed, then write in groups of about ``group_chunks`` chunks."""
+        """Re-chunk with the LLM (when configured) and embed only what changed, then write in groups of
+        about ``group_chunks`` chunks. The sha256 check comes first so an unchanged file costs no LLM
+        call; every changed document is enhanced before the first group is written, so a budget stop
+        leaves nothing of the file behind."""
         known = self.writer.states([d.id for d in docs])
+        if self.llm is not None:
+            for doc in docs:
+                if known.get(doc.id) != doc.source.sha256:
+                    doc.chunks = enhance_chunks(doc.source, doc.id, doc.chunks, self.llm,
+                                                window_tokens=2 * self.chunk_tokens)
         outcomes: list[WriteOutcome] = []
         group: list[PreparedDocument] = []
         size = 0

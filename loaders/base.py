@@ -18,7 +18,8 @@ class Loader(ABC):
 
     ``load`` is an iterator because one input may hold many documents (a QA corpus yields one document
     per passage); single-document formats yield exactly one. Every per-file failure is raised as
-    :class:`kg.errors.LoaderError` naming the file and, where known, the line, page or field.
+    :class:`kg.errors.LoaderError` naming the file and, where known, the line, page or field; whatever a
+    parser raises beyond the errors a loader anticipates is wrapped by :func:`loaders.load_path`.
     """
 
     formats: ClassVar[tuple[str, ...]]

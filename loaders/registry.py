@@ -7,7 +7,7 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
-from kg.errors import LoaderError
+from kg.errors import LoaderError, StrataError
 from loaders.base import Loader, require_nonempty
 from loaders.docx import DocxLoader
 from loaders.html import HtmlLoader
@@ -52,13 +52,27 @@ def loader_for(path: Path) -> Loader:
 
 
 def load_path(path: str | Path, password: str | None = None) -> Iterator[SourceDocument]:
-    """Load one file, or every discoverable file under a folder, yielding documents lazily."""
+    """Load one file, or every discoverable file under a folder, yielding documents lazily.
+
+    This is the loader boundary: whatever a parser raises on a damaged file (lxml's XMLSyntaxError from a
+    truncated .docx part, ElementTree's ParseError from a truncated sheet, PyMuPDF losing its page tree
+    while repairing a PDF, ...) leaves it as a :class:`LoaderError` naming the file, so the caller can
+    report that file and carry on with the others.
+    """
     root = Path(path)
     if not root.exists():
         raise LoaderError(str(root), "no such file or directory")
     files = discover([root]) if root.is_dir() else [root]
     for file in files:
-        yield from loader_for(file).load(file, password=password)
+        loader = loader_for(file)
+        try:
+            yield from loader.load(file, password=password)
+        except StrataError:
+            raise
+        except Exception as exc:
+            detail = next(iter(str(exc).splitlines()), "") or "no detail"
+            reason = f"cannot parse as {loader.formats[0].upper()}: {type(exc).__name__}: {detail}"
+            raise LoaderError(str(file), reason) from exc
 
 
 def _matches(rel: str, patterns: Sequence[str]) -> bool:

@@ -59,6 +59,24 @@ def test_recurrent_split_keeps_exact_spans_and_stores_summaries(tmp_path: Path, 
     assert all(r["summary"] for r in rows)
 
 
+def test_reloading_an_unchanged_file_makes_no_llm_call(tmp_path: Path, store: GraphStore) -> None:
+    path = tmp_path / "gearbox.md"
+    path.write_text(TEXT, "utf-8")
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    with ScriptedLLMServer() as server:
+        server.set_default(two_sentence_chunks)
+        with llm_for(server, tmp_path) as llm:
+            first = Ingestor(store, EMBEDDER, llm=llm).load([path])
+        assert first.files[0].status == "loaded" and len(server.chat_requests("enhanced_chunk")) == 3
+        # A fresh client over the same response cache: a cache hit would count, so would a request.
+        with llm_for(server, tmp_path) as llm:
+            again = Ingestor(store, EMBEDDER, llm=llm).load([path])
+        assert len(server.chat_requests("enhanced_chunk")) == 3
+    assert again.files[0].status == "unchanged"
+    assert again.llm is not None and (again.llm["calls"], again.llm["cache_hits"]) == (0, 0)
+    assert store.query("MATCH (c:Chunk) WHERE c.summary IS NOT NULL RETURN count(c) AS n")[0]["n"] == 3
+
+
 def test_offline_load_says_structural(tmp_path: Path, store: GraphStore) -> None:
     path = tmp_path / "gearbox.md"
     path.write_text(TEXT, "utf-8")

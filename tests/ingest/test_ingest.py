@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pymupdf
 import pytest
@@ -12,8 +13,9 @@ from kg.embeddings import HashingEmbedder
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
 from kg.graph.writer import delete_documents, document_id
-from kg.ingest import Ingestor
-from loaders import load_path
+from kg.ingest import FileReport, Ingestor
+from loaders import SourceDocument, load_path
+from tests.loaders.conftest import corrupt_pdf, truncate_zip_member, write_docx, write_pdf, write_xlsx
 
 EMBEDDER = HashingEmbedder(dimensions=64)
 
@@ -130,20 +132,123 @@ def test_delete_cascades_and_keeps_shared_entities(tmp_path: Path, ingestor: Ing
     assert store.query("MATCH (c:Chunk {document_id: $id}) RETURN count(c) AS n", id=html_id)[0]["n"] > 0
 
 
+def assert_nothing_of(store: GraphStore, path: Path) -> None:
+    did = document_id(str(path))
+    assert store.query("MATCH (d:Document) WHERE d.id = $id OR d.source = $source RETURN count(d) AS n",
+                       id=did, source=str(path))[0]["n"] == 0, path
+    assert store.query("MATCH (n {document_id: $id}) RETURN count(n) AS n", id=did)[0]["n"] == 0, path
+
+
 def test_bad_files_fail_alone_and_leave_nothing(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
     make_corpus(tmp_path)
+    scratch = tmp_path.parent / f"{tmp_path.name}-scratch"
+    scratch.mkdir()
+    # Each bad file with what its one-line reason must say.
+    bad = {
+        "empty.txt": "empty", "junk.txt": "binary", "broken.pdf": "corrupt", "corpus.json": "corpus.json",
+        "cut.docx": "XMLSyntaxError", "cut.xlsx": "ParseError", "repaired.pdf": "IndexError",
+        "secret.pdf": "encrypted PDF: set a password", "bad_utf8.txt": "line 3",
+    }
     (tmp_path / "empty.txt").write_bytes(b"")
     (tmp_path / "junk.txt").write_bytes(bytes(range(256)) * 40)
     (tmp_path / "broken.pdf").write_bytes(b"%PDF-1.7\n this is not a pdf")
     (tmp_path / "corpus.json").write_text(json.dumps([{"title": "ok", "text": "fine"}, {"title": "no text"}]))
+    # Parser errors from deep inside a format: a half XML part in a valid zip, a PDF that breaks mid-read.
+    truncate_zip_member(write_docx(scratch / "ok.docx"), tmp_path / "cut.docx", "word/document.xml")
+    truncate_zip_member(write_xlsx(scratch / "ok.xlsx"), tmp_path / "cut.xlsx", "xl/worksheets/sheet1.xml")
+    corrupt_pdf(write_pdf(scratch / "ok.pdf"), tmp_path / "repaired.pdf")
+    write_pdf(tmp_path / "secret.pdf", encrypt_password="s3cret")
+    (tmp_path / "bad_utf8.txt").write_bytes("caf\u00e9 ok\nline two\n".encode() + b"bad \xff byte\n")
+    # Documented recoveries: ragged rows are padded (and listed), deep nesting is flattened.
+    (tmp_path / "ragged.csv").write_text("name,age,city\nann,30\nbob,41,Oslo,extra\n", "utf-8")
+    (tmp_path / "deep.html").write_text("<div>" * 5000 + "<p>deep text</p>" + "</div>" * 5000, "utf-8")
+
     report = ingestor.load([tmp_path])
     by_name = {Path(f.path).name: f for f in report.files}
-    for bad in ("empty.txt", "junk.txt", "broken.pdf", "corpus.json"):
-        assert by_name[bad].status == "failed", bad
-        assert bad in (by_name[bad].error or ""), by_name[bad].error
-    assert report.summary()["loaded"] == 3 and report.summary()["failed"] == 4
+    for name, reason in bad.items():
+        entry = by_name[name]
+        assert entry.status == "failed", (name, entry)
+        assert entry.error and name in entry.error and reason in entry.error, entry.error
+        assert "\n" not in entry.error
+        assert_nothing_of(store, tmp_path / name)
+    assert report.summary()["loaded"] == 5 and report.summary()["failed"] == len(bad)
     sources = {Path(r["s"]).name for r in store.query("MATCH (d:Document) RETURN d.source AS s")}
-    assert sources == {"manual.md", "safety.html", "fleet.pdf"}
+    assert sources == {"manual.md", "safety.html", "fleet.pdf", "ragged.csv", "deep.html"}
+    ragged = store.query("MATCH (d:Document {source: $s})-[:HAS_SECTION*]->(:Section)-[:HAS_TABLE]->(t:Table) "
+                         "RETURN d.metadata AS meta, t.header AS header, t.n_rows AS rows",
+                         s=str(tmp_path / "ragged.csv"))
+    assert ragged == [{"meta": ["ragged_rows=line 2: 2 of 3 cells; line 3: 4 of 3 cells"],
+                       "header": ["name", "age", "city", "column_4"], "rows": 2}]
+    deep = chunk_rows(store, document_id(str(tmp_path / "deep.html")))
+    assert [r["text"] for r in deep] == ["deep text"]
+
+
+def _loaded(report: FileReport) -> SourceDocument:
+    assert report.status == "loaded", report
+    return next(load_path(report.path))
+
+
+def test_pdf_docx_csv_xlsx_structure_pages_and_offsets(tmp_path: Path, ingestor: Ingestor,
+                                                       store: GraphStore) -> None:
+    write_pdf(tmp_path / "report.pdf")
+    write_docx(tmp_path / "memo.docx")
+    write_xlsx(tmp_path / "book.xlsx")
+    (tmp_path / "scores.csv").write_text("method,score\nPIKE,0.81\nKG2RAG,0.77\n", "utf-8")
+    report = ingestor.load([tmp_path])
+    sources = {Path(f.path).name: _loaded(f) for f in report.files}
+    assert set(sources) == {"report.pdf", "memo.docx", "book.xlsx", "scores.csv"}
+
+    items_of: dict[str, list[dict[str, Any]]] = {}
+    for name, source in sources.items():
+        did = document_id(source.source)
+        # Every chunk hangs off its document through its section, and its span is the document's text
+        # (a table's chunk is its caption, if any, then the table's markdown, which is the span).
+        for row in chunk_rows(store, did):
+            span = source.text[row["start"]:row["end"]]  # type: ignore[misc]
+            assert span and str(row["text"]).endswith(span), (name, row)
+            assert row["kind"] == "table" or row["text"] == span, (name, row)
+        # Tables and figures sit in a section of their document, each with one chunk in that same section.
+        items = store.query(
+            "MATCH (d:Document {id: $id})-[:HAS_SECTION*]->(s:Section)-[:HAS_TABLE|HAS_FIGURE]->(x) "
+            "OPTIONAL MATCH (s)-[:HAS_CHUNK]->(c:Chunk)-[:REPRESENTS]->(x) "
+            "RETURN labels(x)[0] AS label, s.title AS section, x.page AS page, x.caption AS caption, "
+            "x.header AS header, x.markdown AS markdown, x.char_start AS a, x.char_end AS b, "
+            "collect(c {.page, .kind, .text}) AS chunks ORDER BY a",
+            id=did,
+        )
+        assert len(items) == len(source.tables) + len(source.figures), name
+        for item in items:
+            [chunk] = item["chunks"]
+            assert (chunk["kind"], chunk["page"]) == (item["label"].lower(), item["page"]), (name, item)
+            span = source.text[item["a"]:item["b"]]
+            assert span == (item["markdown"] if item["label"] == "Table" else item["caption"]), (name, item)
+            assert span in chunk["text"]
+        items_of[name] = items
+
+    pdf = document_id(str(tmp_path / "report.pdf"))
+    [doc] = store.query("MATCH (d:Document {id: $id}) RETURN d.title AS title, d.format AS format, "
+                        "d.pages AS pages, d.has_links AS links", id=pdf)
+    assert doc == {"title": "Strata Report", "format": "pdf", "pages": 3, "links": True}
+    pdf_items = items_of["report.pdf"]
+    assert [(i["label"], i["section"], i["page"]) for i in pdf_items] == [("Table", "Results", 2),
+                                                                          ("Figure", "Figures", 3)]
+    assert pdf_items[0]["header"] == ["Method", "Score"] and "| KG2RAG | 0.77 |" in pdf_items[0]["markdown"]
+    assert pdf_items[1]["caption"] == "Figure 1: The graph schema of Strata."
+    pages = {str(r["text"]): r["page"] for r in chunk_rows(store, pdf) if r["kind"] == "text"}
+    assert pages["Graphs store knowledge about entities and their relations."] == 1
+    assert pages["Scores are exact-match accuracy."] == 2
+    assert pages["The schema links chunks to sections."] == 3
+    sections = store.query("MATCH (:Document {id: $id})-[:HAS_SECTION*]->(s:Section)-[:HAS_CHUNK]->(c:Chunk) "
+                           "WHERE c.text STARTS WITH 'Earlier systems' RETURN s.title AS t, s.level AS l", id=pdf)
+    assert sections == [{"t": "Background", "l": 2}]
+
+    assert [(i["section"], i["header"]) for i in items_of["memo.docx"]] == [("Details", ["h1", "h2"])]
+    assert [(i["section"], i["header"]) for i in items_of["book.xlsx"]] == [("People", ["name", "age"]),
+                                                                           ("Cities", ["city"])]
+    [csv_table] = store.query("MATCH (:Document {id: $id})-[:HAS_SECTION]->(s:Section)-[:HAS_TABLE]->(t:Table) "
+                              "RETURN s.level AS level, t.n_rows AS rows, t.csv AS csv",
+                              id=document_id(str(tmp_path / "scores.csv")))
+    assert csv_table["level"] == 0 and csv_table["rows"] == 2 and "KG2RAG,0.77" in csv_table["csv"]
 
 
 def test_hotpotqa_sample_loads_every_passage_with_sentences(shared_data: Path, ingestor: Ingestor,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 
+import docx
+import openpyxl
 import pymupdf
 import pytest
 
@@ -85,6 +88,60 @@ def write_pdf(path: Path, *, toc: bool = True, encrypt_password: str | None = No
     else:
         doc.save(path)
     return path
+
+
+def write_docx(path: Path) -> Path:
+    """Heading 1 "Report", heading 2 "Details", a 2x2 table between two paragraphs."""
+    document = docx.Document()
+    document.add_heading("Report", level=1)
+    document.add_paragraph("Opening paragraph.")
+    document.add_heading("Details", level=2)
+    document.add_paragraph("Detail text.")
+    table = document.add_table(rows=2, cols=2)
+    for r, row in enumerate([["h1", "h2"], ["x", "y"]]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    document.add_paragraph("After the table.")
+    document.save(str(path))
+    return path
+
+
+def write_xlsx(path: Path) -> Path:
+    """Two sheets: People (name, age: ann 30) and Cities (city: Oslo)."""
+    workbook = openpyxl.Workbook()
+    first = workbook.active
+    assert first is not None
+    first.title = "People"
+    first.append(["name", "age"])
+    first.append(["ann", 30])
+    second = workbook.create_sheet("Cities")
+    second.append(["city"])
+    second.append(["Oslo"])
+    workbook.save(path)
+    return path
+
+
+def truncate_zip_member(source: Path, target: Path, member: str) -> Path:
+    """A copy of an Office file whose ``member`` XML is cut in half: a valid zip, a broken part."""
+    with zipfile.ZipFile(source) as zin, zipfile.ZipFile(target, "w") as zout:
+        for item in zin.infolist():
+            data = zin.read(item.filename)
+            zout.writestr(item, data[: len(data) // 2] if item.filename == member else data)
+    return target
+
+
+def corrupt_pdf(source: Path, target: Path) -> Path:
+    """A copy of a PDF whose first content stream claims the page tree's object number. MuPDF opens it,
+    then repairs it on first use of that stream and loses the page tree while the pages are being read
+    (an IndexError from PyMuPDF, not one of its documented open errors)."""
+    with pymupdf.open(source) as doc:
+        pages = doc.xref_get_key(doc.pdf_catalog(), "Pages")[1].split()[0]
+        stream = doc[0].get_contents()[0]
+    raw = source.read_bytes()
+    header = f"\n{stream} 0 obj".encode()
+    assert header in raw
+    target.write_bytes(raw.replace(header, f"\n{pages} 0 obj".encode(), 1))
+    return target
 
 
 @pytest.fixture

@@ -3,12 +3,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import docx
-import openpyxl
 import pytest
 
 from kg.errors import LoaderError
 from loaders import SourceDocument
+from tests.loaders.conftest import write_docx, write_xlsx
 
 Load = Callable[..., SourceDocument]
 
@@ -65,18 +64,7 @@ def test_html_nested_5000_deep(tmp_path: Path, load_one: Load) -> None:
 
 
 def test_docx(tmp_path: Path, load_one: Load) -> None:
-    document = docx.Document()
-    document.add_heading("Report", level=1)
-    document.add_paragraph("Opening paragraph.")
-    document.add_heading("Details", level=2)
-    document.add_paragraph("Detail text.")
-    table = document.add_table(rows=2, cols=2)
-    for r, row in enumerate([["h1", "h2"], ["x", "y"]]):
-        for c, value in enumerate(row):
-            table.cell(r, c).text = value
-    document.add_paragraph("After the table.")
-    path = tmp_path / "report.docx"
-    document.save(str(path))
+    path = write_docx(tmp_path / "report.docx")
     doc = load_one(path)
     assert doc.title == "Report"
     assert [(s.key, s.title, s.level) for s in doc.sections[1:]] == [
@@ -111,17 +99,7 @@ def test_tsv(tmp_path: Path, load_one: Load) -> None:
 
 
 def test_xlsx_two_sheets(tmp_path: Path, load_one: Load) -> None:
-    workbook = openpyxl.Workbook()
-    first = workbook.active
-    assert first is not None
-    first.title = "People"
-    first.append(["name", "age"])
-    first.append(["ann", 30])
-    second = workbook.create_sheet("Cities")
-    second.append(["city"])
-    second.append(["Oslo"])
-    path = tmp_path / "book.xlsx"
-    workbook.save(path)
+    path = write_xlsx(tmp_path / "book.xlsx")
     doc = load_one(path)
     assert [(s.key, s.title) for s in doc.sections[1:]] == [("1", "People"), ("2", "Cities")]
     assert [(t.section_key, t.header, t.rows) for t in doc.tables] == [

@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from kg.errors import LoaderError
 from loaders import discover, load_path, loader_for
+from tests.loaders.conftest import corrupt_pdf, truncate_zip_member, write_docx, write_pdf, write_xlsx
 
 
 def _tree(root: Path) -> None:
@@ -59,3 +61,25 @@ def test_load_path_on_folder_and_missing(tmp_path: Path) -> None:
     assert [d.format for d in docs] == ["markdown", "text", "markdown"]
     with pytest.raises(LoaderError, match="no such file"):
         list(load_path(tmp_path / "missing.txt"))
+
+
+@pytest.mark.parametrize(
+    ("name", "make", "raised"),
+    [
+        ("cut.docx", lambda p: truncate_zip_member(write_docx(p.with_name("ok.docx")), p, "word/document.xml"),
+         "XMLSyntaxError"),
+        ("cut.xlsx", lambda p: truncate_zip_member(write_xlsx(p.with_name("ok.xlsx")), p,
+                                                   "xl/worksheets/sheet1.xml"), "ParseError"),
+        ("repaired.pdf", lambda p: corrupt_pdf(write_pdf(p.with_name("ok.pdf")), p), "IndexError"),
+    ],
+)
+def test_any_parser_error_becomes_a_loader_error_naming_the_file(
+    tmp_path: Path, name: str, make: Callable[[Path], Path], raised: str
+) -> None:
+    """Parsers raise their own errors on damaged files; the loader boundary turns each into one line."""
+    path = make(tmp_path / name)
+    with pytest.raises(LoaderError) as info:
+        list(load_path(path))
+    assert info.value.path == str(path)
+    assert raised in info.value.reason and "\n" not in str(info.value)
+    assert info.value.__cause__ is not None and type(info.value.__cause__).__name__ == raised
