@@ -1,5 +1,7 @@
-// Nearest entities of each new mention's name vector, above the merge threshold.
+// Nearest entities of each new mention's name vector, above the merge threshold. The index scores cosine
+// as (1 + cos) / 2; 2 * score - 1 turns it back into the cosine the threshold (and the in-batch
+// clustering in kg.distill.resolve) is expressed in.
 UNWIND $rows AS row
 CALL db.index.vector.queryNodes('entity_embedding', $k, row.embedding) YIELD node, score
-WITH row, node, score WHERE score >= $threshold
+WITH row, node, 2 * score - 1 AS score WHERE score >= $threshold
 RETURN row.i AS i, node.id AS id, node.name AS name, node.type AS type, node.aliases AS aliases, score

@@ -13,6 +13,9 @@ CREATE INDEX row_document IF NOT EXISTS FOR (n:Row) ON (n.document_id);
 CREATE INDEX topic_document IF NOT EXISTS FOR (n:Topic) ON (n.document_id);
 CREATE INDEX route_document IF NOT EXISTS FOR (n:Route) ON (n.document_id);
 CREATE INDEX factitem_document IF NOT EXISTS FOR (n:FactItem) ON (n.document_id);
+// Topics and fact items awaiting cross-document fusion (a resumed run finds them without a label scan).
+CREATE INDEX topic_fusion_pending IF NOT EXISTS FOR (n:Topic) ON (n.fusion_pending);
+CREATE INDEX factitem_fusion_pending IF NOT EXISTS FOR (n:FactItem) ON (n.fusion_pending);
 // Resolving REFERENCES by file name or title, and finding documents that have links.
 CREATE INDEX document_source_name IF NOT EXISTS FOR (n:Document) ON (n.source_name);
 CREATE INDEX document_title_key IF NOT EXISTS FOR (n:Document) ON (n.title_key);

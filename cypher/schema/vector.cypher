@@ -10,6 +10,8 @@ CREATE VECTOR INDEX fact_embedding IF NOT EXISTS FOR (n:Fact) ON n.embedding
   OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX topic_embedding IF NOT EXISTS FOR (n:Topic) ON n.embedding
   OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
+CREATE VECTOR INDEX route_embedding IF NOT EXISTS FOR (n:Route) ON n.embedding
+  OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX factitem_embedding IF NOT EXISTS FOR (n:FactItem) ON n.embedding
   OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine'}};
 CREATE VECTOR INDEX document_embedding IF NOT EXISTS FOR (n:Document) ON n.embedding

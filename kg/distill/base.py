@@ -97,7 +97,6 @@ class Built:
     failed: list[ChunkFailure] = field(default_factory=list)
     llm_seconds: float = 0.0
     fatal: LLMError | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def fail(self, layer: str, ids: Sequence[str], error: Exception) -> None:
         message = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
@@ -145,8 +144,9 @@ class Layer(ABC):
             tx.run_batches(name, rows, batch_size=2000)
         tx.run("distill/mark_chunks", ids=built.done, layer=self.name, stale=list(self.stale))
 
-    def after(self, built: Built) -> dict[str, int]:
-        """Work after the batch committed (cross-document fusion); returns extra counts."""
+    def finish(self) -> dict[str, int]:
+        """Work once the run's batches have committed (cross-document fusion, including what an earlier
+        run left pending); returns extra counts. It runs even when no chunk was pending."""
         return {}
 
 

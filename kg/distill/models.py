@@ -60,7 +60,10 @@ class DistillConfig:
     (with ``entity_name_similarity``, a character n-gram guard, so that vectors alone never merge two
     different names). ``fact_rouge``/``fact_similarity``: PG-RAG fact-check thresholds (ROUGE-L
     precision against the chunk, cosine to the best-matching sentence); ``fact_regenerations`` bounds
-    the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``: PG-RAG fusion thresholds.
+    the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``: PG-RAG fusion thresholds;
+    ``fusion_candidates`` neighbours of other documents are searched per node, on top of the node's own
+    document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all.
+    Every similarity threshold is a cosine.
     """
 
     atom_temperature: float = 0.7
@@ -74,6 +77,7 @@ class DistillConfig:
     topic_fusion: float = 0.92
     fact_fusion: float = 0.98
     fusion_candidates: int = 10
+    fusion_candidates_max: int = 1000
     tag_sample: int = 30
     tags_per_chunk: int = 3
     domain: str = "general"

@@ -72,13 +72,12 @@ def _batches(chunks: Sequence[ChunkRecord], size: int) -> Iterator[list[ChunkRec
 _InFlight = tuple[Future[None], Built] | None
 
 
-def _settle(entry: LayerReport, layer: Layer, in_flight: _InFlight) -> None:
-    """Wait for a batch's commit (re-raising its error), then count it and run the layer's after-work."""
+def _settle(entry: LayerReport, in_flight: _InFlight) -> None:
+    """Wait for a batch's commit (re-raising its error), then count it."""
     if in_flight is not None:
         write, built = in_flight
         write.result()
         entry.add(built.counts)
-        entry.add(layer.after(built))
 
 
 def distill(
@@ -118,12 +117,12 @@ def distill(
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-write") as writer:
             for batch in _batches(chunks, batch_size):
                 built = layer.build(batch)
-                _settle(entry, layer, in_flight)
+                _settle(entry, in_flight)
                 in_flight = None
                 if built.done:
                     in_flight = (writer.submit(store.atomic, partial(layer.write, built=built, batch=batch)), built)
                     if not layer.independent_batches:
-                        _settle(entry, layer, in_flight)
+                        _settle(entry, in_flight)
                         in_flight = None
                 entry.chunks += len(built.done)
                 entry.failed += built.failed
@@ -134,7 +133,8 @@ def distill(
                 if built.fatal is not None:
                     report.stopped = f"{name}: {str(built.fatal).splitlines()[0]}"
                     break
-            _settle(entry, layer, in_flight)
+            _settle(entry, in_flight)
+        entry.add(layer.finish())
         entry.seconds = round(time.perf_counter() - layer_started, 4)
         entry.llm_seconds = round(entry.llm_seconds, 4)
         if report.stopped:

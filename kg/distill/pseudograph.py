@@ -10,11 +10,17 @@ each item hangs under the leaf route whose path text is nearest to it. Offline, 
 own statements (verbatim, so trivially verified), the topic is the document title and the routes are
 the chunk's section path.
 
-Every topic, route and item carries its path text (topic > route > ... > fact), and topics and items are
-embedded on it. After a batch commits, topics and items are fused with similar ones of other documents
-through the vector indexes: ``(:SuperTopic)-[:SIMILAR]->(:Topic)`` above ``topic_fusion`` (0.92) and
-``(:SuperFact)-[:SIMILAR]->(:FactItem)`` above ``fact_fusion`` (0.98). A document's mind map is written
-in one transaction, so the layer's unit of work is the document.
+Every topic, route and item carries its path text (topic > route > ... > fact) and is embedded on it, and
+links with ``ITEM_OF`` to the chunks it came from: an item to its chunk, a route to its items' chunks, the
+topic to all of its document's chunks. A document's mind map is written in one transaction, so the layer's
+unit of work is the document.
+
+Fusion: topics and items are written with ``fusion_pending``; once the run's batches have committed, every
+pending node is fused with similar ones of other documents through the vector indexes
+(``(:SuperTopic)-[:SIMILAR]->(:Topic)`` above ``topic_fusion``, 0.92, and ``(:SuperFact)-[:SIMILAR]->
+(:FactItem)`` above ``fact_fusion``, 0.98, cosines) and loses the flag in the transaction that writes its
+links. Fusion that fails or is interrupted is therefore retried by the next run of this layer, even when no
+chunk is pending any more.
 """
 
 from __future__ import annotations
@@ -29,12 +35,15 @@ import cypher
 from kg.distill.base import Built, Layer, call_many, short_hash
 from kg.distill.models import ChunkRecord
 from kg.distill.text import rouge_l, sentences, statements, text_key
-from kg.graph.store import GraphStore
+from kg.graph.store import GraphStore, Transaction
 from kg.llm import FactItems, MindMap, MindMapNode
 
 __all__ = ["PseudoGraphLayer", "fuse"]
 
 _ROUTE_SEP = " > "
+# Pending nodes fused per transaction: bounds a resumed run's transactions, not the groups (a later slice
+# reuses the fusion nodes an earlier one wrote).
+_FUSION_SLICE = 1000
 
 
 @dataclass(frozen=True)
@@ -151,7 +160,8 @@ class PseudoGraphLayer(Layer):
         embed = self.ctx.embedder.embed
         for doc, (topic, paths) in maps.items():
             topic_id = f"{doc}:topic"
-            topics.append({"id": topic_id, "document_id": doc, "text": topic, "source": self.method})
+            topics.append({"id": topic_id, "document_id": doc, "text": topic, "path_text": topic,
+                           "source": self.method, "chunk_ids": [c.id for c in docs[doc]]})
             doc_items = [it for c in docs[doc] for it in items[c.id]]
             if self.ctx.offline:
                 leaf_of = [paths[docs[doc].index(it.chunk)] for it in doc_items]
@@ -163,9 +173,11 @@ class PseudoGraphLayer(Layer):
                 parent = topic_id
                 for depth in range(1, len(path) + 1):
                     route_id = f"{doc}:route{short_hash(*path[:depth])}"
-                    routes.setdefault(route_id, {
+                    route = routes.setdefault(route_id, {
                         "id": route_id, "document_id": doc, "parent_id": parent, "text": path[depth - 1],
-                        "path_text": _ROUTE_SEP.join((topic, *path[:depth])), "depth": depth})
+                        "path_text": _ROUTE_SEP.join((topic, *path[:depth])), "depth": depth, "chunk_ids": []})
+                    if it.chunk.id not in route["chunk_ids"]:
+                        route["chunk_ids"].append(it.chunk.id)
                     parent = route_id
                 facts.append({
                     "id": f"{it.chunk.id}:fi{short_hash(text_key(it.text), n=10)}", "document_id": doc,
@@ -174,39 +186,67 @@ class PseudoGraphLayer(Layer):
                     "similarity": round(it.similarity, 4), "source": self.method})
             built.done += [c.id for c in docs[doc]]
         unique = list({f["id"]: f for f in facts}.values())
-        for rows in (topics, unique):
-            texts = [r["text"] if rows is topics else r["path_text"] for r in rows]
-            for row, vector in zip(rows, embed(texts) if texts else [], strict=True):
-                row["embedding"] = vector.tolist()
         route_rows = sorted(routes.values(), key=lambda r: r["depth"])
+        embedded = [*topics, *route_rows, *unique]
+        for row, vector in zip(embedded, embed([r["path_text"] for r in embedded]) if embedded else [], strict=True):
+            row["embedding"] = vector.tolist()
         built.rows += [("distill/create_topics", topics), ("distill/create_routes", route_rows),
                        ("distill/link_routes", route_rows), ("distill/create_items", unique)]
         built.counts.update({"Topic": len(topics), "Route": len(route_rows), "FactItem": len(unique)})
-        built.extra = {"topics": [t["id"] for t in topics], "items": [f["id"] for f in unique]}
         return built
 
-    def after(self, built: Built) -> dict[str, int]:
+    def finish(self) -> dict[str, int]:
         cfg = self.ctx.config
         store = self.ctx.store
         return {
-            "SuperTopic groups": fuse(store, "Topic", "topic_embedding", "distill/fuse_topics", "st_",
-                                      built.extra.get("topics", []), cfg.topic_fusion, cfg.fusion_candidates),
-            "SuperFact groups": fuse(store, "FactItem", "factitem_embedding", "distill/fuse_facts", "sf_",
-                                     built.extra.get("items", []), cfg.fact_fusion, cfg.fusion_candidates),
+            "SuperTopic groups": fuse(store, _TOPICS, cfg.topic_fusion, cfg.fusion_candidates,
+                                      cfg.fusion_candidates_max),
+            "SuperFact groups": fuse(store, _FACTS, cfg.fact_fusion, cfg.fusion_candidates,
+                                     cfg.fusion_candidates_max),
         }
 
 
-def fuse(store: GraphStore, label: str, index: str, write: str, prefix: str, ids: Sequence[str],
-         threshold: float, k: int) -> int:
-    """Link ``ids`` and their near neighbours in other documents to one fusion node per connected group,
-    reusing a group's existing fusion node; returns the groups written."""
-    if not ids:
-        return 0
-    found = store.query(cypher.render("distill/fusion_candidates", label=label, index=index),
-                        ids=list(ids), k=k, threshold=threshold)
+@dataclass(frozen=True)
+class Fusion:
+    """What fusing one label takes: its vector index, the query linking its super-nodes, their id prefix."""
+
+    label: str
+    index: str
+    write: str
+    prefix: str
+
+
+_TOPICS = Fusion("Topic", "topic_embedding", "distill/fuse_topics", "st_")
+_FACTS = Fusion("FactItem", "factitem_embedding", "distill/fuse_facts", "sf_")
+
+
+def fuse(store: GraphStore, fusion: Fusion, threshold: float, k: int, max_k: int) -> int:
+    """Fuse every node of ``fusion.label`` still marked ``fusion_pending`` (see the module docstring);
+    returns the groups written."""
+    pending = [r["id"] for r in store.query(cypher.render("distill/fusion_pending", label=fusion.label))]
+    groups = 0
+    for start in range(0, len(pending), _FUSION_SLICE):
+        ids = pending[start:start + _FUSION_SLICE]
+        rows = _groups(store, fusion, ids, threshold, k, max_k)
+
+        def write(tx: Transaction, rows: list[dict[str, Any]] = rows, ids: list[str] = ids) -> None:
+            tx.run(fusion.write, rows=rows)
+            tx.run_template("distill/fusion_done", label=fusion.label, ids=ids)
+
+        store.atomic(write)
+        groups += len(rows)
+    return groups
+
+
+def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, k: int,
+            max_k: int) -> list[dict[str, Any]]:
+    """One row per connected group of ``ids`` and their near neighbours in other documents, reusing a
+    group's existing fusion node."""
+    found = store.query(cypher.render("distill/fusion_candidates", label=fusion.label, index=fusion.index),
+                        ids=ids, k=k, max_k=max_k, threshold=threshold)
     edges = [(r["id"], other) for r in found for other in r["similar"]]
     if not edges:
-        return 0
+        return []
     parent: dict[str, str] = {}
 
     def root(x: str) -> str:
@@ -220,14 +260,13 @@ def fuse(store: GraphStore, label: str, index: str, write: str, prefix: str, ids
         parent[root(b)] = root(a)
     members = sorted(parent)
     supers = {r["id"]: r["super_id"]
-              for r in store.query(cypher.render("distill/fusion_supers", label=label), ids=members)}
+              for r in store.query(cypher.render("distill/fusion_supers", label=fusion.label), ids=members)}
     groups: dict[str, list[str]] = {}
     for m in members:
         groups.setdefault(root(m), []).append(m)
     rows = []
     for group in groups.values():
         existing = sorted(supers[m] for m in group if m in supers)
-        rows.append({"super_id": existing[0] if existing else prefix + short_hash(min(group), n=16),
+        rows.append({"super_id": existing[0] if existing else fusion.prefix + short_hash(min(group), n=16),
                      "members": sorted(group)})
-    store.write(write, rows=rows)
-    return len(rows)
+    return rows

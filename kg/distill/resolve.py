@@ -5,9 +5,15 @@ A batch of mentions is resolved against the graph with three indexed lookups, ne
 pairs: the exact ``key`` (normalised name + canonical type, a range index), the ``entity_names``
 full-text index over names and alias lists (then exact normalised comparison), and the
 ``entity_embedding`` vector index (top-k above a threshold, with a name-similarity guard). Mentions
-still unresolved are clustered among themselves inside the batch (bounded by the batch size). Two
-mentions merge only if their types are compatible: equal after canonicalisation, or one of them generic
-("Entity"); so "Apple" the Organization and "Apple" the Fruit stay apart.
+still unresolved are clustered among themselves inside the batch (bounded by the batch size). Vector
+scores are cosines on both paths (the index's (1 + cos) / 2 is converted back in the query).
+
+Types: two mentions merge only if their types are compatible, equal after canonicalisation or one of them
+generic ("Entity"), and an entity never gathers two different specific types, even through a generic
+mention: "Apple" the Organization and "Apple" the Fruit stay apart, and a generic "Apple" joins one of them
+only when its name has a single specific type in the batch and among the existing entities of that name
+(else it stays a generic entity of its own). A specific mention never joins an existing generic entity:
+that entity would keep its generic type and let the next specific type in too.
 
 The cost per new entity is a constant number of index lookups, each logarithmic in the graph size.
 """
@@ -129,9 +135,17 @@ class EntityResolver:
         # Only mentions the exact key missed need the (costlier) full-text name lookup.
         names = sorted({name_key(n) for (n, _), key in pending if key not in found})
         by_name = self._by_name(names) if names else {}
+        # The specific types each name has in this batch and among existing entities of that name: a generic
+        # mention of a name with several ("Apple": Fruit, Organization) is ambiguous and joins none of them.
+        kinds: dict[str, set[str]] = {}
+        for (name, type_), _key in pending:
+            kinds.setdefault(name_key(name), set()).add(canonical_type(type_))
+        for key, candidates in by_name.items():
+            kinds.setdefault(key, set()).update(canonical_type(c.type) for c in candidates)
+        ambiguous = {key for key, types in kinds.items() if len(types - {GENERIC_TYPE}) > 1}
         unresolved: list[tuple[tuple[str, str], str]] = []
         for (name, type_), key in pending:
-            hit = found.get(key) or _pick(by_name.get(name_key(name), []), name, type_)
+            hit = found.get(key) or _pick(by_name.get(name_key(name), []), type_, name_key(name) in ambiguous)
             if hit is None:
                 unresolved.append(((name, type_), key))
             else:
@@ -142,13 +156,14 @@ class EntityResolver:
         neighbours = self._by_vector(vectors)
         left: list[int] = []
         for i, ((name, type_), _key) in enumerate(unresolved):
-            hits = [c for c in neighbours.get(i, []) if types_compatible(c.type, type_)
-                    and name_similarity(name_key(c.name), name_key(name)) >= cfg.entity_name_similarity]
-            if hits:
-                self._assign(out, (name, type_), max(hits, key=lambda c: c.score))
+            similar = [c for c in neighbours.get(i, [])
+                       if name_similarity(name_key(c.name), name_key(name)) >= cfg.entity_name_similarity]
+            hit = _pick(similar, type_, name_key(name) in ambiguous)
+            if hit is not None:
+                self._assign(out, (name, type_), hit)
             else:
                 left.append(i)
-        self._cluster_new(out, [unresolved[i] for i in left], vectors[left] if left else vectors[:0])
+        self._cluster_new(out, [unresolved[i] for i in left], vectors[left] if left else vectors[:0], ambiguous)
         return out
 
     # -- lookups ----------------------------------------------------------------------------------------
@@ -193,11 +208,19 @@ class EntityResolver:
         out.ids[mention] = hit.id
 
     def _cluster_new(self, out: Resolution, mentions: list[tuple[tuple[str, str], str]],
-                     vectors: npt.NDArray[np.float32]) -> None:
-        """Group the batch's new mentions: same key, or a generic type joining a typed one of the same
-        name, or vectors above the threshold with compatible types and similar names."""
+                     vectors: npt.NDArray[np.float32], ambiguous: set[str]) -> None:
+        """Group the batch's new mentions: same name and type, a generic type joining its name's one
+        specific type, or vectors above the threshold with similar names. A group never holds two
+        specific types, however it is reached."""
         cfg = self.config
         parent = list(range(len(mentions)))
+        # The specific type of each group (at its root); None while the group is all generic. An ambiguous
+        # generic mention starts as the generic type itself, so it joins no specific group.
+        kind: list[str | None] = []
+        for (name, type_), _ in mentions:
+            canonical = canonical_type(type_)
+            free = canonical == GENERIC_TYPE and name_key(name) not in ambiguous
+            kind.append(None if free else canonical)
 
         def root(i: int) -> int:
             while parent[i] != i:
@@ -205,21 +228,28 @@ class EntityResolver:
                 i = parent[i]
             return i
 
+        def union(i: int, j: int) -> None:
+            a, b = root(i), root(j)
+            if a != b and (kind[a] is None or kind[b] is None or kind[a] == kind[b]):
+                parent[b] = a
+                kind[a] = kind[a] or kind[b]
+
         by_name: dict[str, list[int]] = {}
         for i, ((name, _), _) in enumerate(mentions):
             by_name.setdefault(name_key(name), []).append(i)
         for idx in by_name.values():
             for i in idx:
                 for j in idx:
-                    if i < j and types_compatible(mentions[i][0][1], mentions[j][0][1]):
-                        parent[root(j)] = root(i)
+                    if i < j:
+                        union(i, j)
         if len(mentions) > 1:
             sims = vectors @ vectors.T
-            for i, j in zip(*np.nonzero(np.triu(sims >= cfg.entity_threshold, k=1)), strict=True):
-                (ni, ti), (nj, tj) = mentions[int(i)][0], mentions[int(j)][0]
-                similar = name_similarity(name_key(ni), name_key(nj)) >= cfg.entity_name_similarity
-                if similar and types_compatible(ti, tj):
-                    parent[root(int(j))] = root(int(i))
+            pairs = np.argwhere(np.triu(sims >= cfg.entity_threshold, k=1))
+            # Most similar first, so a generic mention near two typed groups joins the nearer one.
+            for i, j in sorted(pairs.tolist(), key=lambda p: -float(sims[p[0], p[1]])):
+                (ni, _), (nj, _) = mentions[i][0], mentions[j][0]
+                if name_similarity(name_key(ni), name_key(nj)) >= cfg.entity_name_similarity:
+                    union(i, j)
         groups: dict[int, list[int]] = {}
         for i in range(len(mentions)):
             groups.setdefault(root(i), []).append(i)
@@ -238,10 +268,15 @@ class EntityResolver:
                     entity.aliases.add(mentions[i][0][0])
 
 
-def _pick(candidates: list[_Candidate], name: str, type_: str) -> _Candidate | None:
-    """The best name/alias match of a compatible type: the same canonical type first."""
-    fitting = [c for c in candidates if types_compatible(c.type, type_)]
+def _pick(candidates: list[_Candidate], type_: str, ambiguous: bool) -> _Candidate | None:
+    """The best existing entity a mention may join: the same canonical type first, then (for a generic
+    mention whose name is not ambiguous) a typed one. A specific mention never joins a generic entity
+    (see the module docstring)."""
+    mine = canonical_type(type_)
+    if mine != GENERIC_TYPE or ambiguous:
+        fitting = [c for c in candidates if canonical_type(c.type) == mine]
+    else:
+        fitting = [c for c in candidates if types_compatible(c.type, type_)]
     if not fitting:
         return None
-    fitting.sort(key=lambda c: (canonical_type(c.type) != canonical_type(type_), -c.score))
-    return fitting[0]
+    return min(fitting, key=lambda c: (canonical_type(c.type) != mine, -c.score))

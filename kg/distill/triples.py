@@ -6,7 +6,7 @@ finds entities with spaCy and relates those that share a sentence. Mentions of t
 resolved at once by :class:`~kg.distill.resolve.EntityResolver` (indexed lookups, never all pairs).
 Each triple becomes ``(:Fact {head, relation, tail, text})-[:FACT_OF]->(:Chunk)`` with ``SUBJECT`` and
 ``OBJECT`` edges to its entities, so a fact is deleted with its document while the entities, shared
-across documents, stay as long as some chunk mentions them.
+across documents, stay as long as some chunk mentions them (docs/schema.md: why a node, not a relationship).
 """
 
 from __future__ import annotations

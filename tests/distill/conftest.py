@@ -7,14 +7,17 @@ the order of concurrent calls; tests swap its per-task functions to inject bad o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+import pymupdf
 import pytest
 
 from kg.distill.text import sentences
-from kg.embeddings import HashingEmbedder
+from kg.embeddings import Embedder, HashingEmbedder, l2_normalise
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
 from kg.ingest import Ingestor
@@ -80,6 +83,45 @@ def load_passages(store: GraphStore, tmp_path: Path, passages: dict[str, str], n
                        p=str(path.resolve()))
     by_title = {r["title"]: r["id"] for r in rows}
     return [by_title[t] for t in passages]
+
+
+def load_pdf(store: GraphStore, path: Path, title: str, pages: list[tuple[str, list[str]]]) -> str:
+    """Write and load a PDF with one heading and its lines per page; returns its document id."""
+    doc = pymupdf.open()
+    for heading, lines in pages:
+        page = doc.new_page(width=595, height=842)
+        page.insert_text((72, 100), heading, fontsize=20, fontname="hebo")
+        for i, line in enumerate(lines):
+            page.insert_text((72, 140 + 20 * i), line, fontsize=11)
+    doc.set_toc([[1, heading, n] for n, (heading, _) in enumerate(pages, start=1)])
+    doc.set_metadata({"title": title})
+    doc.save(path)
+    Ingestor(store, EMBEDDER, batch_size=200).load([path])
+    return str(store.query("MATCH (d:Document {title: $t}) RETURN d.id AS id", t=title)[0]["id"])
+
+
+def at_cosine(cosine: float, axis: int = 1) -> npt.NDArray[np.float32]:
+    """A unit vector whose cosine to the first axis is ``cosine`` (the rest on ``axis``)."""
+    vector = np.zeros(EMBEDDER.dimensions, dtype=np.float32)
+    vector[0], vector[axis] = cosine, np.sqrt(max(0.0, 1.0 - cosine * cosine))
+    return vector
+
+
+class MarkerEmbedder(Embedder):
+    """The test embedder, except that a text containing one of ``markers`` gets that marker's vector: crafted
+    similarities through the real pipeline."""
+
+    def __init__(self, markers: dict[str, npt.ArrayLike]) -> None:
+        self.markers = {m: l2_normalise(v)[0] for m, v in markers.items()}
+        self.name, self.dimensions = EMBEDDER.name, EMBEDDER.dimensions
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        out = EMBEDDER.embed(texts).copy()
+        for i, text in enumerate(texts):
+            hit = next((m for m in self.markers if m in text), None)
+            if hit is not None:
+                out[i] = self.markers[hit]
+        return out
 
 
 def questions_from(text: str) -> Item:

@@ -1,0 +1,5 @@
+// Template ({label}): nodes written since their last fusion (kg.distill.pseudograph: fusion resumes).
+MATCH (x:{label})
+WHERE x.fusion_pending = true
+RETURN x.id AS id
+ORDER BY id

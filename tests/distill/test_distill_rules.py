@@ -1,0 +1,213 @@
+"""Rules the distilled layer must keep against the real Neo4j: similarity thresholds are cosines on every
+path, a generic type never bridges two specific ones, fusion reaches other documents however many items
+a document has and resumes after a failure, and every distilled node reaches its chunk, page and document.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from neo4j import RoutingControl
+
+import kg.distill.pseudograph as pseudograph
+from kg.distill import DistillConfig, EntityResolver, distill, entity_key
+from kg.graph.store import GraphStore
+from kg.llm import OfflineLLM
+from kg.llm.openai_llm import OpenAICompatibleLLM
+from tests.distill.conftest import (
+    EMBEDDER,
+    MarkerEmbedder,
+    Responder,
+    at_cosine,
+    load_passages,
+    load_pdf,
+    questions_from,
+    section,
+)
+
+E0 = at_cosine(1.0)
+NEAR = at_cosine(0.90)  # the index scores it (1 + 0.90) / 2 = 0.95: above 0.92 unless converted back
+
+
+def count(store: GraphStore, query: str, **params: Any) -> int:
+    return int(store.query(query, **params)[0]["n"])
+
+
+def write_entity(store: GraphStore, id_: str, name: str, type_: str, vector: Any = None) -> None:
+    embedding = (EMBEDDER.embed_one(name) if vector is None else np.asarray(vector)).tolist()
+    store.write("distill/merge_entities", rows=[{"id": id_, "key": entity_key(name, type_), "name": name,
+                                                 "type": type_, "aliases": [], "source": "test",
+                                                 "embedding": embedding}])
+
+
+# -- 1. thresholds are cosines --------------------------------------------------------------------------------
+
+
+def test_entity_vectors_below_the_threshold_do_not_merge(kb: GraphStore) -> None:
+    embedder = MarkerEmbedder({"Barack H. Obama": NEAR, "Barack Obama": E0})
+    write_entity(kb, "ent_obama", "Barack Obama", "Person", E0)
+    [row] = kb.read("distill/entities_by_vector", rows=[{"i": 0, "embedding": NEAR.tolist()}], k=10, threshold=0.0)
+    assert row["score"] == pytest.approx(0.90, abs=1e-3)  # a cosine, not the index's (1 + cos) / 2
+    mention = ("Barack H. Obama", "Person")
+    strict = EntityResolver(kb, embedder, DistillConfig(entity_threshold=0.92)).resolve([mention])
+    assert strict.ids[mention] != "ent_obama" and len(strict.new) == 1
+    loose = EntityResolver(kb, embedder, DistillConfig(entity_threshold=0.85)).resolve([mention])
+    assert loose.ids[mention] == "ent_obama" and loose.new == []
+    # The same pair inside one batch (raw cosine between the batch's vectors) obeys the same threshold.
+    pair = [("Barack Obama", "Politician"), ("Barack H. Obama", "Politician")]
+    apart = EntityResolver(kb, embedder, DistillConfig(entity_threshold=0.92)).resolve(pair)
+    assert apart.ids[pair[0]] != apart.ids[pair[1]]
+    together = EntityResolver(kb, embedder, DistillConfig(entity_threshold=0.85)).resolve(pair)
+    assert together.ids[pair[0]] == together.ids[pair[1]]
+
+
+def test_fact_items_below_the_fusion_threshold_do_not_fuse(kb: GraphStore, tmp_path: Path) -> None:
+    embedder = MarkerEmbedder({"xa01": E0, "xb01": NEAR})
+    load_passages(kb, tmp_path, {"Alpha": "The sample xa01 was measured twice.",
+                                 "Beta": "The sample xb01 was measured twice."})
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(fact_fusion=0.92))
+    assert report.layers["pseudograph"].created["SuperFact groups"] == 0
+    assert count(kb, "MATCH (s:SuperFact) RETURN count(s) AS n") == 0
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], force=True,
+                     config=DistillConfig(fact_fusion=0.88))
+    assert report.layers["pseudograph"].created["SuperFact groups"] == 1
+    assert count(kb, "MATCH (:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
+
+
+# -- 2. types ---------------------------------------------------------------------------------------------------
+
+
+def test_a_generic_mention_never_bridges_two_specific_types(kb: GraphStore) -> None:
+    # A threshold of -1 lets every vector through: only the type rules keep these apart.
+    resolver = EntityResolver(kb, EMBEDDER, DistillConfig(entity_threshold=-1.0))
+    fruit, org, generic = ("Apple", "Fruit"), ("Apple", "Organization"), ("Apple", "Entity")
+    out = resolver.resolve([fruit, generic, org])
+    assert len({out.ids[fruit], out.ids[org], out.ids[generic]}) == 3
+    # Unambiguous: the generic mention joins the name's one specific type.
+    out = resolver.resolve([fruit, ("apple", "Entity")])
+    assert out.ids[fruit] == out.ids[("apple", "Entity")]
+    assert [e.type for e in out.new] == ["Fruit"]
+
+
+def test_specific_mentions_do_not_merge_through_an_existing_generic_entity(kb: GraphStore) -> None:
+    resolver = EntityResolver(kb, EMBEDDER, DistillConfig(entity_threshold=-1.0))
+    fruit, org, generic = ("Apple", "Fruit"), ("Apple", "Organization"), ("Apple", "Entity")
+    write_entity(kb, "ent_generic", "Apple", "Entity")
+    out = resolver.resolve([fruit, org])
+    assert len({out.ids[fruit], out.ids[org], "ent_generic"}) == 3
+    assert resolver.resolve([generic]).ids[generic] == "ent_generic"
+    # Existing typed entities: a generic mention joins one if it is the only type of that name, else none.
+    kb.query("MATCH (e:Entity) DETACH DELETE e", routing=RoutingControl.WRITE)
+    write_entity(kb, "ent_fruit", "Apple", "Fruit")
+    assert resolver.resolve([generic]).ids[generic] == "ent_fruit"
+    write_entity(kb, "ent_org", "Apple", "Organization")
+    out = resolver.resolve([generic])
+    assert out.ids[generic] not in {"ent_fruit", "ent_org"} and [e.type for e in out.new] == ["Entity"]
+
+
+# -- 3. fusion --------------------------------------------------------------------------------------------------
+
+
+def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStore, tmp_path: Path) -> None:
+    # Twelve items of one document lie closer to each other (cosine 0.96) than to the other document's
+    # item (0.88): a top-10 search from each of them returns only its own document's items.
+    markers: dict[str, Any] = {f"xa{i:02d}": E0 + 0.2 * np.eye(EMBEDDER.dimensions)[i + 2] for i in range(12)}
+    markers["xb00"] = at_cosine(0.90)
+    embedder = MarkerEmbedder(markers)
+    config = DistillConfig(fact_fusion=0.85, topic_fusion=0.99)
+    [beta] = load_passages(kb, tmp_path, {"Beta": "Sample xb00 was measured."}, "beta")
+    assert distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
+                   config=config).layers["pseudograph"].created["SuperFact groups"] == 0
+    load_passages(kb, tmp_path, {"Alpha": " ".join(f"Sample xa{i:02d} was measured." for i in range(12))}, "alpha")
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=config)
+    assert report.layers["pseudograph"].created["FactItem"] == 12
+    groups = kb.query("MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) "
+                      "RETURN s.id AS id, collect(f.document_id) AS docs")
+    assert len(groups) == 1 and sorted(groups[0]["docs"]).count(beta) == 1 and len(groups[0]["docs"]) == 13
+
+
+def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    embedder = MarkerEmbedder({"xs01": E0})
+    load_passages(kb, tmp_path, {"Alpha": "Sample xs01 was measured.", "Beta": "Sample xs01 was measured."})
+
+    def broken(*_args: Any, **_kwargs: Any) -> int:
+        raise RuntimeError("injected fusion failure")
+
+    monkeypatch.setattr(pseudograph, "fuse", broken)
+    with pytest.raises(RuntimeError, match="injected"):
+        distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    monkeypatch.undo()
+    # The mind maps committed; their fusion did not, and stays pending.
+    assert count(kb, "MATCH (c:Chunk) WHERE 'pseudograph' IN c.distilled RETURN count(c) AS n") == 2
+    assert count(kb, "MATCH (f:FactItem {fusion_pending: true}) RETURN count(f) AS n") == 2
+    assert count(kb, "MATCH (s:SuperFact) RETURN count(s) AS n") == 0
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    entry = report.layers["pseudograph"]
+    assert entry.pending == 0 and entry.created["SuperFact groups"] == 1
+    assert count(kb, "MATCH (:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
+    assert count(kb, "MATCH (n) WHERE n.fusion_pending RETURN count(n) AS n") == 0
+    again = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    assert again.layers["pseudograph"].created["SuperFact groups"] == 0
+
+
+# -- 4, 5. route embeddings, provenance to chunk, page and document ---------------------------------------------
+
+PAGES = [("Morning radio", ["Bob Edwards hosted Morning Edition on National Public Radio.",
+                            "He hosted it from 1979 to 2004."]),
+         ("Later hosts", ["Renee Montagne co-hosted Morning Edition from 2004.", "She left the show in 2016."])]
+
+
+def _triples(text: str) -> dict[str, Any]:
+    chunk = section(text, "Text:")
+    found = [("Bob Edwards", "Person", "hosted", "Morning Edition", "Show")] if "Edwards" in chunk else []
+    if "Montagne" in chunk:
+        found.append(("Renee Montagne", "Person", "co_hosted", "Morning Edition", "Show"))
+    return {"triples": [dict(zip(("head", "head_type", "relation", "tail", "tail_type"), t, strict=True))
+                        for t in found]}
+
+
+def _fact_items(text: str) -> dict[str, Any]:
+    chunk = section(text, "Text:")
+    return {"items": [{"topic": "t", "fact": line} for _, lines in PAGES for line in lines if line in chunk]}
+
+
+PROVENANCE = {
+    "Atom": "(x)-[:ATOM_OF]->(c)", "Fact": "(x)-[:FACT_OF]->(c)", "Entity": "(c)-[:MENTIONS]->(x)",
+    "FactItem": "(x)-[:ITEM_OF]->(c)", "Topic": "(x)-[:ITEM_OF]->(c)", "Route": "(x)-[:ITEM_OF]->(c)",
+}
+
+
+def test_every_distilled_node_reaches_its_chunk_page_and_document(
+        kb: GraphStore, tmp_path: Path, responder: Responder, llm: OpenAICompatibleLLM) -> None:
+    responder.tasks.update({
+        "atomic_questions": questions_from, "triples": _triples, "fact_items": _fact_items,
+        "mind_map": lambda _t: {"topic": "Radio", "branches": [{"label": "Hosts", "children": []}]},
+    })
+    doc = load_pdf(kb, tmp_path / "radio.pdf", "Radio hosts", PAGES)
+    report = distill(kb, EMBEDDER, llm, layers=["atoms", "triples", "pseudograph"])
+    assert report.failed == 0
+    for label, edge in PROVENANCE.items():
+        rows = kb.query(f"MATCH (x:{label}) OPTIONAL MATCH {edge} "
+                        "OPTIONAL MATCH (c)<-[:HAS_CHUNK]-(:Section)<-[:HAS_SECTION*]-(d:Document) "
+                        "WHERE coalesce(x.document_id, d.id) = d.id "
+                        "RETURN x.id AS id, coalesce(x.text, x.name) AS text, "
+                        "collect(DISTINCT c.page) AS pages, collect(DISTINCT d.id) AS docs")
+        assert rows, label
+        for row in rows:
+            assert row["docs"] == [doc] and row["pages"], (label, row)
+            if "Montagne" in row["text"]:
+                assert row["pages"] == [2], (label, row)
+            elif "Edwards" in row["text"]:
+                assert row["pages"] == [1], (label, row)
+    # The topic and its one route came from both pages.
+    for label in ("Topic", "Route"):
+        pages = kb.query(f"MATCH (x:{label})-[:ITEM_OF]->(c:Chunk) RETURN collect(DISTINCT c.page) AS p")[0]["p"]
+        assert sorted(pages) == [1, 2], label
+    # Routes are embedded on their path text, like topics and fact items.
+    top = kb.query("CALL db.index.vector.queryNodes('route_embedding', 10, $v) YIELD node, score "
+                   "RETURN node.path_text AS path, score", v=EMBEDDER.embed_one("Radio > Hosts").tolist())
+    assert top[0]["path"] == "Radio > Hosts" and top[0]["score"] > 0.99
