@@ -13,6 +13,7 @@ catch one family::
     │   │   └── StartTimeoutError    the server did not come up in time (carries the log tail)
     │   └── SchemaError
     │       └── EmbeddingMismatchError  the graph was built with another embedder or dimension
+    │                                   (also a ConfigError: the fix is a setting, so the CLI exits 3)
     ├── LoaderError                  one input file cannot be read (names the file, and line or field)
     ├── LLMError
     │   ├── LLMUnavailableError      retries exhausted: timeouts, 429, 5xx, dropped connections
@@ -62,8 +63,11 @@ class SchemaError(Neo4jError):
     """The graph's schema is missing or incompatible."""
 
 
-class EmbeddingMismatchError(SchemaError):
-    """The graph was built with another embedder or embedding dimension than the configured one."""
+class EmbeddingMismatchError(SchemaError, ConfigError):
+    """The graph was built with another embedder or embedding dimension than the configured one.
+
+    Neo4j answers fine; the configured embedder is what must change, hence also a :class:`ConfigError`.
+    """
 
 
 class LoaderError(StrataError):

@@ -9,9 +9,9 @@ Example::
 """
 
 from kg.api.app import ApiSettings, KnowledgeBases, UnknownKnowledgeBase, create_app
-from kg.api.ports import CapabilityMissing, KnowledgeService, ServiceFactory, StrataService
+from kg.api.ports import KnowledgeService, ServiceFactory, StrataService
 
 __all__ = [
-    "ApiSettings", "CapabilityMissing", "KnowledgeBases", "KnowledgeService", "ServiceFactory",
+    "ApiSettings", "KnowledgeBases", "KnowledgeService", "ServiceFactory",
     "StrataService", "UnknownKnowledgeBase", "create_app",
 ]

@@ -15,7 +15,10 @@ Example::
 from __future__ import annotations
 
 import hmac
+import os
 import re
+import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import AsyncIterator, Callable
@@ -30,7 +33,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, SecretStr
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from kg.api.ports import CapabilityMissing, KnowledgeService, ServiceFactory
+from kg.api.ports import KnowledgeService, ServiceFactory
 from kg.api.views import (
     AskRequest,
     AskResponse,
@@ -59,7 +62,7 @@ class ApiSettings(BaseModel):
     token: SecretStr | None = None
     max_upload_bytes: int = 50 * 1024 * 1024
     max_body_bytes: int = 64 * 1024
-    upload_dir: Path | None = None  # default: <tmp>/strata-uploads
+    upload_dir: Path | None = None  # default: a private temporary folder per app (strata serve: <home>/uploads)
 
     @property
     def kbs(self) -> frozenset[str]:
@@ -158,10 +161,21 @@ async def _no_receive() -> Message:
 def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
     """The API over ``kbs``; closing the app (lifespan end) closes every knowledge base it opened."""
 
+    upload_lock = threading.Lock()
+    upload_root = settings.upload_dir
+
+    def upload_folder(kb: str) -> Path:
+        nonlocal upload_root
+        if upload_root is None:  # made on first use: most apps never see an upload
+            upload_root = Path(tempfile.mkdtemp(prefix="strata-uploads-"))
+        return _private_dir(_private_dir(upload_root) / kb)
+
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         yield
         kbs.close()
+        if settings.upload_dir is None and upload_root is not None:
+            shutil.rmtree(upload_root, ignore_errors=True)
 
     api = FastAPI(
         title="Strata", version="0.1.0", lifespan=lifespan,
@@ -169,8 +183,6 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
                     "Every knowledge-base route takes `?kb=NAME` (default: the server's knowledge base).",
     )
     bearer = HTTPBearer(auto_error=False)
-    upload_lock = threading.Lock()
-    upload_root = settings.upload_dir or Path(tempfile.gettempdir()) / "strata-uploads"
 
     def authorised(credentials: HTTPAuthorizationCredentials | None = Depends(bearer)) -> None:
         if settings.token is None:
@@ -190,10 +202,6 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
             raise HTTPException(404, str(exc)) from exc
 
     guarded = [Depends(authorised)]
-
-    @api.exception_handler(CapabilityMissing)
-    async def _missing(_: Request, exc: CapabilityMissing) -> JSONResponse:
-        return JSONResponse(status_code=501, content={"detail": str(exc)})
 
     @api.exception_handler(Neo4jUnavailable)
     async def _unavailable(_: Request, exc: Neo4jUnavailable) -> JSONResponse:
@@ -221,12 +229,12 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
                kb: KnowledgeService = Depends(service)) -> dict[str, Any]:
         """Load uploaded files: each is written to a temporary file, loaded, then removed.
 
-        The temporary path is stable per knowledge base and file name, so uploading an unchanged file
-        again is a no-op and a changed one replaces its earlier version (as with ``strata load``).
+        The temporary path, in a folder only this user can enter, is stable per knowledge base and file
+        name, so uploading an unchanged file again is a no-op and a changed one replaces its earlier
+        version (as with ``strata load``); the file's name stays visible in the document's source.
         """
-        folder = upload_root / kb.name
         with upload_lock:
-            folder.mkdir(parents=True, exist_ok=True)
+            folder = upload_folder(kb.name)
             paths = [_save(f, folder) for f in files]
             try:
                 return kb.load(paths).to_json()
@@ -237,7 +245,7 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
     @api.delete("/documents/{key:path}", tags=["documents"], dependencies=guarded)
     def delete_document(key: str, kb: KnowledgeService = Depends(service)) -> DocumentInfo:
         """Delete a document (by id or source path) and everything derived only from it."""
-        if not any(key in (d.id, d.source) for d in kb.documents()):
+        if kb.find(key) is None:
             raise HTTPException(404, f"no document with id or source {key!r}")
         return kb.delete(key)
 
@@ -281,7 +289,21 @@ def _save(upload: UploadFile, folder: Path) -> Path:
     if not name:
         raise HTTPException(400, "an uploaded file has no usable name")
     path = folder / name
-    with path.open("wb") as out:
+    path.unlink(missing_ok=True)  # a leftover of an interrupted upload; unlink never follows a link
+    # O_EXCL|O_NOFOLLOW: write a new file of our own, never through a link planted at that name.
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "wb") as out:
         while block := upload.file.read(_UPLOAD_CHUNK):
             out.write(block)
+    return path
+
+
+def _private_dir(path: Path) -> Path:
+    """``path`` as a real folder (not a link) owned by this user and closed to everyone else (0700)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise StrataError(f"upload folder {path} is not a folder owned by this user; remove it or choose another")
+    if stat.S_IMODE(info.st_mode) != 0o700:
+        path.chmod(0o700)
     return path

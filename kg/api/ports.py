@@ -1,10 +1,8 @@
 """The one seam between the user surfaces (REST API, web page, demo) and the knowledge base.
 
 The surfaces need a handful of operations; :class:`KnowledgeService` names them. :class:`StrataService`
-implements it over a connected :class:`kg.client.Strata`. Asking, retrieving and distilling are built
-by other parts of Strata and reach the client as ``Strata.ask`` / ``Strata.retrieve`` /
-``Strata.distill``; they are looked up here, once per call, so a build without them still serves
-documents and stats and says plainly what is missing (:class:`CapabilityMissing`).
+implements it over a connected :class:`kg.client.Strata`; tests and embedders may offer another
+implementation (e.g. one knowledge base per tenant) without touching the API or the demo.
 
 Example::
 
@@ -18,19 +16,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from kg.client import DocumentInfo, Stats, Strata
-from kg.errors import StrataError
 from kg.ingest import LoadReport, Progress
 from kg.retrieval.base import Hit
 from reasoning.types import Answer
 
-__all__ = ["CapabilityMissing", "KnowledgeService", "ServiceFactory", "StrataService"]
+if TYPE_CHECKING:
+    from kg.distill import DistillReport
 
-
-class CapabilityMissing(StrataError):
-    """The knowledge base cannot do this in this build (e.g. no reasoning layer installed)."""
+__all__ = ["KnowledgeService", "ServiceFactory", "StrataService"]
 
 
 @runtime_checkable
@@ -49,9 +45,12 @@ class KnowledgeService(Protocol):
 
     def retrieve(self, question: str, *, k: int = 5) -> list[Hit]: ...
 
-    def distill(self, *, document_ids: Sequence[str] | None = None) -> Any: ...
+    def distill(self, *, layers: Sequence[str] | None = None,
+                document_ids: Sequence[str] | None = None) -> DistillReport: ...
 
     def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]: ...
+
+    def find(self, key: str) -> DocumentInfo | None: ...
 
     def stats(self) -> Stats: ...
 
@@ -80,26 +79,21 @@ class StrataService:
     def browser_url(self) -> str | None:
         return self.kb.endpoint.browser_url
 
-    def _capability(self, method: str) -> Callable[..., Any]:
-        found = getattr(self.kb, method, None)
-        if not callable(found):
-            raise CapabilityMissing(f"this Strata build has no Strata.{method}: install the layer that provides it")
-        return found  # type: ignore[no-any-return]
-
     def ask(self, question: str, *, method: str = "auto") -> Answer:
-        answer = self._capability("ask")(question, method=method)
-        if not isinstance(answer, Answer):
-            raise StrataError(f"Strata.ask returned {type(answer).__name__}, not reasoning.types.Answer")
-        return answer
+        return self.kb.ask(question, method=method)
 
     def retrieve(self, question: str, *, k: int = 5) -> list[Hit]:
-        return list(self._capability("retrieve")(question, k=k))
+        return self.kb.retrieve(question, k=k)
 
-    def distill(self, *, document_ids: Sequence[str] | None = None) -> Any:
-        return self._capability("distill")(document_ids=None if document_ids is None else list(document_ids))
+    def distill(self, *, layers: Sequence[str] | None = None,
+                document_ids: Sequence[str] | None = None) -> DistillReport:
+        return self.kb.distill(layers=layers, document_ids=document_ids)
 
     def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
         return self.kb.documents(skip=skip, limit=limit)
+
+    def find(self, key: str) -> DocumentInfo | None:
+        return self.kb.find(key)
 
     def stats(self) -> Stats:
         return self.kb.stats()

@@ -9,6 +9,7 @@ unchanged files are no-ops and only changed documents are distilled again.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -18,8 +19,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from kg.api.ports import CapabilityMissing, KnowledgeService
+from kg.api.ports import KnowledgeService
 from kg.api.views import AskResponse, answer_view
+from kg.distill import ALL_LAYERS
 from kg.ingest import LoadReport
 
 __all__ = ["CORPUS", "QUESTIONS", "DemoQuestion", "DemoReport", "run_demo"]
@@ -50,11 +52,11 @@ class DemoReport:
     load: LoadReport
     distill: str
     answers: list[AskResponse] = field(default_factory=list)
-    unavailable: list[str] = field(default_factory=list)
+    seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
         return {"kb": self.kb, "offline": self.offline, "load": self.load.to_json(), "distill": self.distill,
-                "answers": [a.model_dump(mode="json") for a in self.answers], "unavailable": self.unavailable}
+                "answers": [a.model_dump(mode="json") for a in self.answers], "seconds": round(self.seconds, 1)}
 
 
 def run_demo(
@@ -66,6 +68,7 @@ def run_demo(
     questions: tuple[DemoQuestion, ...] = QUESTIONS,
 ) -> DemoReport:
     """Load ``corpus`` into ``service``, distil what changed, ask ``questions``; print for people on ``console``."""
+    started = time.perf_counter()
     console.rule(f"Strata demo: knowledge base {service.name!r}")
     if offline:
         console.print("[bold yellow]Running OFFLINE[/]: no LLM is configured (STRATA_LLM_BASE_URL is unset). "
@@ -73,15 +76,11 @@ def run_demo(
     load = _load(service, corpus, console)
     report = DemoReport(service.name, offline, load, _distill(service, load, console))
     for q in questions:
-        try:
-            answer = service.ask(q.text)
-        except CapabilityMissing as exc:
-            console.print(f"[yellow]asking is not available:[/] {exc}", highlight=False)
-            report.unavailable.append("ask")
-            break
-        view = answer_view(service.name, answer, service.browser_url)
+        view = answer_view(service.name, service.ask(q.text), service.browser_url)
         report.answers.append(view)
         _print_answer(console, q, view)
+    report.seconds = time.perf_counter() - started
+    console.rule(f"Done in {report.seconds:.1f} s")
     return report
 
 
@@ -103,20 +102,22 @@ def _load(service: KnowledgeService, corpus: Path, console: Console) -> LoadRepo
 
 
 def _distill(service: KnowledgeService, load: LoadReport, console: Console) -> str:
-    """Distil the documents that changed, or all of them while the distilled layer is still empty."""
+    """Build every distilled layer for the documents that changed, or for all of them while the distilled
+    layer is still empty (offline, the layers that need an LLM are built by their offline methods)."""
     changed = [f.document_id for f in load.files if f.status in ("loaded", "replaced") and f.document_id]
     if service.stats().by_layer()["distilled"] == 0:
         changed = [d.id for d in service.documents()]
     if not changed:
         console.print("Distilled layer: up to date (no document changed).")
         return "up to date"
-    try:
-        with console.status(f"Distilling {len(changed)} documents..."):
-            result = service.distill(document_ids=changed)
-    except CapabilityMissing as exc:
-        console.print(f"[yellow]Distilled layer not built:[/] {exc}", highlight=False)
-        return "unavailable"
-    console.print(f"Distilled layer built for {len(changed)} documents: {result}", highlight=False)
+    with console.status(f"Distilling {len(changed)} documents ({', '.join(ALL_LAYERS)})..."):
+        result = service.distill(layers=ALL_LAYERS, document_ids=changed)
+    console.print(f"Distilled layer built for {len(changed)} documents in {result.seconds:.1f} s:", highlight=False)
+    for name, layer in result.layers.items():
+        made = ", ".join(f"{n} {kind}" for kind, n in layer.created.items()) or "nothing new"
+        failed = f", [red]{len(layer.failed)} chunks failed[/]" if layer.failed else ""
+        console.print(f"  {name} ({layer.method or 'default'}, {layer.seconds:.1f} s): {made}{failed}",
+                      highlight=False)
     return "built"
 
 
@@ -132,10 +133,19 @@ def _print_answer(console: Console, q: DemoQuestion, view: AskResponse) -> None:
                       markup=False)
     for c in view.citations:
         start, end = c.highlight
-        span = " ".join(c.chunk_text[start:end].split())
         page = f", page {c.page}" if c.page else ""
         console.print(f"  [{c.marker}] {c.title}{page}, characters {c.char_start}-{c.char_end}: "
-                      f"\"{span[:160]}{'...' if len(span) > 160 else ''}\"", highlight=False, markup=False)
+                      f"\"{_snippet(c.chunk_text[start:end])}\"", highlight=False, markup=False)
+    if not view.citations:  # e.g. a creative question offline: the answer points to the evidence it found
+        for n, hit in enumerate(a.evidence[:5], start=1):
+            page = f", page {hit.page}" if hit.page else ""
+            console.print(f"  evidence {n}: {hit.title}{page} (score {hit.score:.3f}): \"{_snippet(hit.text)}\"",
+                          highlight=False, markup=False)
     if view.browser_link:
         console.print(f"  Evidence in the Neo4j Browser: {view.browser_link}", highlight=False, markup=False,
                       soft_wrap=True)
+
+
+def _snippet(text: str, width: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat[:width] + ("..." if len(flat) > width else "")

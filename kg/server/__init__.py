@@ -1,19 +1,29 @@
 """Where Strata's Neo4j is: an existing server, a Docker container, or a local server it provisions.
 
-Resolution order (:func:`ensure_endpoint`): ``settings.neo4j`` (STRATA_NEO4J_URI) when set; else Docker
-when an engine answers; else a local Neo4j Community 5.26 from Maven Central jars on Java 17.
+Resolution order (:func:`ensure_endpoint`): ``settings.neo4j`` (STRATA_NEO4J_URI) when set; else the kind
+of server this knowledge base was first started with (recorded in its home, because its data lives
+there); else Docker when an engine answers; else a local Neo4j Community 5.26 from Maven Central jars on
+Java 17.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
-from kg.server.docker import docker_available, start_docker
+from kg.errors import ConfigError, ProvisioningError
+from kg.server.docker import DockerNeo4j, docker_available
 from kg.server.local import NEO4J_VERSION, LocalNeo4j, ServerInfo
 from kg.settings import Settings
 
-__all__ = ["NEO4J_VERSION", "Endpoint", "LocalNeo4j", "ServerInfo", "ensure_endpoint", "local_server"]
+__all__ = [
+    "NEO4J_VERSION", "Endpoint", "LocalNeo4j", "ServerInfo", "ServerKind", "docker_server", "ensure_endpoint",
+    "local_server", "record_server_kind", "recorded_server_kind",
+]
+
+ServerKind = Literal["local", "docker"]
+_KIND_FILE = "server.json"
 
 
 @dataclass(frozen=True)
@@ -33,14 +43,44 @@ def local_server(settings: Settings) -> LocalNeo4j:
     return LocalNeo4j(settings.local)
 
 
+def docker_server(settings: Settings) -> DockerNeo4j:
+    return DockerNeo4j(local_server(settings), settings.kb)
+
+
+def recorded_server_kind(settings: Settings) -> ServerKind | None:
+    """The kind of server this knowledge base runs on, once it has been started (``None`` before)."""
+    path = settings.local.home / _KIND_FILE
+    if not path.is_file():
+        return None
+    kind = json.loads(path.read_text("utf-8")).get("kind")
+    if kind not in get_args(ServerKind):
+        raise ConfigError(f"{path}: unknown server kind {kind!r}; expected one of {get_args(ServerKind)}")
+    return kind  # type: ignore[no-any-return]
+
+
+def record_server_kind(settings: Settings, kind: ServerKind) -> None:
+    """Pin the knowledge base to ``kind`` (``strata neo4j start`` does this on first start)."""
+    settings.local.home.mkdir(parents=True, exist_ok=True)
+    (settings.local.home / _KIND_FILE).write_text(json.dumps({"kind": kind}), "utf-8")
+
+
 def ensure_endpoint(settings: Settings) -> Endpoint:
     """Return a reachable endpoint, starting Docker or the local server if needed."""
     if settings.neo4j is not None:
         n = settings.neo4j
         return Endpoint(n.uri, n.user, n.password.get_secret_value(), n.database, "remote")
     server = local_server(settings)
-    if server.running_pid() is None and docker_available():
-        info = start_docker(server)
-        return Endpoint(info.bolt_uri, info.user, info.password, None, "docker", info.browser_url, True)
-    info = server.start()
-    return Endpoint(info.bolt_uri, info.user, info.password, None, "local", info.browser_url, info.started)
+    kind = recorded_server_kind(settings)
+    if kind is None:  # a knowledge base with local data stays local even once Docker is installed
+        fresh = server.running_pid() is None and not server.data_dir.exists()
+        kind = "docker" if fresh and docker_available() else "local"
+    if kind == "docker":
+        if not docker_available():
+            raise ProvisioningError(
+                f"knowledge base {settings.kb!r} runs in Docker (recorded in {settings.local.home / _KIND_FILE}) "
+                "but no Docker engine answers: start Docker, or delete that file to use a local server")
+        info = docker_server(settings).start()
+    else:
+        info = server.start()
+    record_server_kind(settings, kind)
+    return Endpoint(info.bolt_uri, info.user, info.password, None, kind, info.browser_url, info.started)

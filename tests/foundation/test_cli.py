@@ -8,8 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kg.settings import free_port
-from tests.conftest import jar_cache_dir
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
+from kg.server import record_server_kind, recorded_server_kind
+from kg.settings import Settings, free_port
+from tests.conftest import TestServer, jar_cache_dir
 
 
 def strata(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
@@ -27,6 +30,8 @@ def private_env(home: Path) -> dict[str, str]:
 
 def test_neo4j_lifecycle_and_schema_through_the_cli(tmp_path: Path) -> None:
     env = private_env(tmp_path)
+    settings = Settings.from_env(env)
+    record_server_kind(settings, "local")  # the local server even on a host where a Docker engine answers
     started = strata(env, "neo4j", "start", "--json")
     try:
         assert started.returncode == 0, started.stderr
@@ -43,6 +48,7 @@ def test_neo4j_lifecycle_and_schema_through_the_cli(tmp_path: Path) -> None:
     finally:
         stopped = strata(env, "neo4j", "stop")
     assert "Stopped" in stopped.stderr
+    assert recorded_server_kind(settings) == "local"
     after = strata(env, "neo4j", "status", "--json")
     assert after.returncode == 1 and json.loads(after.stdout)["running"] is False
 
@@ -63,3 +69,14 @@ def test_unreachable_server_exits_4_with_a_clear_message(tmp_path: Path) -> None
     result = strata(env, "documents")
     assert result.returncode == 4
     assert "no Neo4j answers at bolt://127.0.0.1" in result.stderr
+
+
+def test_embedding_mismatch_exits_3_as_a_configuration_error(neo4j_server: TestServer, store: GraphStore,
+                                                             tmp_path: Path) -> None:
+    ensure_schema(store, "another-embedder", 4)
+    env = private_env(tmp_path)
+    env.update(STRATA_NEO4J_URI=neo4j_server.uri, STRATA_NEO4J_USER=neo4j_server.user,
+               STRATA_NEO4J_PASSWORD=neo4j_server.password)
+    result = strata(env, "documents")
+    assert result.returncode == 3, result.stderr  # the fix is a setting (STRATA_EMBEDDER), not the server
+    assert "another-embedder" in result.stderr

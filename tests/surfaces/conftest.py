@@ -1,4 +1,4 @@
-"""Fixtures for the user surfaces: Strata clients over the session's real Neo4j, and the API over them."""
+"""Fixtures for the user surfaces: real Strata clients (offline) over the session's Neo4j, and the API over them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from kg.api import ApiSettings, KnowledgeBases, create_app
+from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
 from kg.client import Strata
 from kg.embeddings import HashingEmbedder
 from kg.graph.schema import ensure_schema
@@ -17,14 +17,16 @@ from kg.llm import OfflineLLM
 from kg.server import Endpoint
 from kg.settings import LocalServerSettings, Settings
 from tests.conftest import TestServer
-from tests.surfaces.fulltext import FullTextService
 
 EMBEDDER = HashingEmbedder(dimensions=64)
 
 
 @pytest.fixture
-def make_kb(store: GraphStore, neo4j_server: TestServer, tmp_path: Path) -> Callable[[str], Strata]:
-    """A Strata client named ``kb`` over the wiped test database (settings built here, not from the env)."""
+def make_kb(store: GraphStore, neo4j_server: TestServer, tmp_path: Path) -> Iterator[Callable[[str], Strata]]:
+    """A Strata client named ``kb`` over the wiped test database (settings built here, not from the env).
+
+    Each client has its own driver, so closing it (as the API does on shutdown) leaves the session's alone.
+    """
     ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
     http = neo4j_server.local.settings.http_port if neo4j_server.local else 7474
     endpoint = Endpoint(neo4j_server.uri, neo4j_server.user, neo4j_server.password, None, "local",
@@ -35,18 +37,23 @@ def make_kb(store: GraphStore, neo4j_server: TestServer, tmp_path: Path) -> Call
         settings = Settings(home=home, cache_dir=tmp_path / "cache", kb=kb,
                             local=LocalServerSettings(home=home / "neo4j", cache_dir=tmp_path / "cache"),
                             batch_size=100, chunk_tokens=120, chunk_overlap=16)
-        return Strata(settings, store, EMBEDDER, endpoint, OfflineLLM())
+        own = GraphStore.connect(neo4j_server.uri, neo4j_server.user, neo4j_server.password)
+        opened.append(Strata(settings, own, EMBEDDER, endpoint, OfflineLLM()))
+        return opened[-1]
 
-    return make
+    opened: list[Strata] = []
+    yield make
+    for kb in opened:
+        kb.close()  # closing twice (after the API closed it) is harmless
 
 
 @pytest.fixture
-def service(make_kb: Callable[[str], Strata]) -> FullTextService:
-    return FullTextService(make_kb("default"))
+def service(make_kb: Callable[[str], Strata]) -> StrataService:
+    return StrataService(make_kb("default"))
 
 
 @pytest.fixture
-def client_for(service: FullTextService) -> Iterator[Callable[..., TestClient]]:
+def client_for(service: StrataService) -> Iterator[Callable[..., TestClient]]:
     """A TestClient over the API for ``service``'s knowledge base, with the given :class:`ApiSettings` fields."""
     opened: list[TestClient] = []
 

@@ -1,4 +1,4 @@
-"""The REST API against the real Neo4j: health, documents, retrieve/ask through the port, token, size limits."""
+"""The REST API over a real (offline) Strata client and Neo4j: health, documents, retrieve/ask, token, limits."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 from fastapi.testclient import TestClient
+from neo4j import RoutingControl
 
 from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
 from kg.client import Strata
 from kg.demo import CORPUS
 from kg.graph.store import GraphStore
-from tests.surfaces.fulltext import FullTextService
 
 Client = Callable[..., TestClient]
 
@@ -56,7 +56,7 @@ def test_upload_list_delete(client_for: Client, store: GraphStore) -> None:
     assert missing.status_code == 404 and pdf_id in missing.json()["detail"]
 
 
-def test_retrieve_and_ask_through_the_port(client_for: Client, service: FullTextService, store: GraphStore) -> None:
+def test_retrieve_and_ask_through_the_port(client_for: Client, service: StrataService, store: GraphStore) -> None:
     client = client_for()
     upload(client, "failure-report-2024.pdf", "maintenance-policy.html")
 
@@ -75,8 +75,8 @@ def test_retrieve_and_ask_through_the_port(client_for: Client, service: FullText
     start, end = first["highlight"]
     cited = first["chunk_text"][start:end]
     assert "Gearbox oil is sampled every 6 months" in cited
-    assert first["title"] == "Borealis Wind maintenance policy" and end - start < len(first["chunk_text"])
-    # The cited span is the document's text at the cited offsets.
+    assert first["title"] == "Borealis Wind maintenance policy"
+    # The highlight is the cited span, the document's text at the cited offsets, placed in its chunk.
     assert first["char_end"] - first["char_start"] == end - start
 
     link = urlparse(data["browser_link"])
@@ -124,3 +124,31 @@ def test_bad_questions_are_the_callers_error(make_kb: Callable[[str], Strata]) -
     assert (empty.status_code, empty.json()["detail"]) == (400, "the question is empty")
     unknown = client.post("/ask", json={"question": "Why?", "method": "magic"})
     assert unknown.status_code == 400 and "unknown method 'magic'" in unknown.json()["detail"]
+
+
+def test_delete_finds_a_document_past_the_first_ten_thousand(client_for: Client, store: GraphStore) -> None:
+    # A listing page holds at most 10,000 documents; deleting must look the document up by id instead.
+    store.query("UNWIND range(0, 10000) AS n CREATE (:Document {id: 'doc-' + n, source: '/corpus/' + n + '.md', "
+                "title: 'Doc ' + n, format: 'markdown', sha256: '', loaded_at: datetime()})",
+                routing=RoutingControl.WRITE)
+    client = client_for()
+    first_page = {d["id"] for d in client.get("/documents", params={"limit": 10_000}).json()}
+    [last] = [r["id"] for r in store.query("MATCH (d:Document) RETURN d.id AS id") if r["id"] not in first_page]
+    deleted = client.delete(f"/documents/{last}")
+    assert deleted.status_code == 200, deleted.text
+    assert deleted.json()["id"] == last
+    assert store.query("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 10_000}]
+
+
+def test_uploads_go_to_a_private_folder_and_never_through_a_link(client_for: Client, tmp_path: Path) -> None:
+    root = tmp_path / "uploads"
+    (root / "default").mkdir(parents=True, mode=0o755)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me", "utf-8")
+    (root / "default" / "fleet-overview.md").symlink_to(victim)  # planted where the upload will be written
+
+    report = upload(client_for(upload_dir=root), "fleet-overview.md")
+    assert [f["status"] for f in report["files"]] == ["loaded"]  # type: ignore[index]
+    assert victim.read_text("utf-8") == "keep me"
+    assert {oct(p.stat().st_mode & 0o777) for p in (root, root / "default")} == {"0o700"}
+    assert report["files"][0]["path"].endswith("/default/fleet-overview.md")  # type: ignore[index]

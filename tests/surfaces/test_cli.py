@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +21,17 @@ from tests.conftest import TestServer
 runner = CliRunner()
 
 
+def private_env(**values: str) -> dict[str, str | None]:
+    """CliRunner's env is laid over os.environ: drop (None) every STRATA_* of the caller's, so a user's
+    STRATA_KB or STRATA_LLM_BASE_URL never reaches the command under test."""
+    return {**{k: None for k in os.environ if k.startswith("STRATA_")}, "COLUMNS": "200", **values}
+
+
+def server_env(neo4j_server: TestServer, home: Path) -> dict[str, str | None]:
+    return private_env(STRATA_HOME=str(home), STRATA_NEO4J_URI=neo4j_server.uri, STRATA_NEO4J_USER=neo4j_server.user,
+                       STRATA_NEO4J_PASSWORD=neo4j_server.password, STRATA_EMBEDDER="hash")
+
+
 def command_paths() -> list[list[str]]:
     def walk(command: Any, prefix: list[str]) -> list[list[str]]:
         # Typer ships its own click, so groups are recognised by their sub-commands.
@@ -32,16 +45,16 @@ def test_every_command_has_help_and_json() -> None:
     paths = command_paths()
     assert {"serve", "demo", "config", "stats"} <= {p[-1] for p in paths}
     for path in paths:
-        result = runner.invoke(app, [*path, "--help"], env={"COLUMNS": "200"})
+        result = runner.invoke(app, [*path, "--help"], env=private_env())
         assert result.exit_code == 0, (path, result.output)
         assert "--json" in result.output, f"strata {' '.join(path)} has no --json"
 
 
 @pytest.mark.parametrize("json_flag", [[], ["--json"]])
 def test_config_never_shows_secrets(tmp_path: Path, json_flag: list[str]) -> None:
-    env = {"STRATA_HOME": str(tmp_path), "STRATA_LLM_API_KEY": "sk-live-0123456789abcdef",
-           "STRATA_LLM_BASE_URL": "https://llm.example/v1", "STRATA_NEO4J_URI": "neo4j://db.example:7687",
-           "STRATA_NEO4J_PASSWORD": "neo4j-pass-abcdef", "COLUMNS": "200"}
+    env = private_env(STRATA_HOME=str(tmp_path), STRATA_LLM_API_KEY="sk-live-0123456789abcdef",
+                      STRATA_LLM_BASE_URL="https://llm.example/v1", STRATA_NEO4J_URI="neo4j://db.example:7687",
+                      STRATA_NEO4J_PASSWORD="neo4j-pass-abcdef")
     result = runner.invoke(app, ["config", *json_flag], env=env)
     assert result.exit_code == 0, result.output
     assert "https://llm.example/v1" in result.output  # the configuration is shown...
@@ -53,8 +66,7 @@ def test_config_never_shows_secrets(tmp_path: Path, json_flag: list[str]) -> Non
 
 
 def test_stats_counts_per_layer_and_index_state(neo4j_server: TestServer, store: GraphStore, tmp_path: Path) -> None:
-    env = {"STRATA_HOME": str(tmp_path), "STRATA_NEO4J_URI": neo4j_server.uri, "STRATA_NEO4J_USER": neo4j_server.user,
-           "STRATA_NEO4J_PASSWORD": neo4j_server.password, "STRATA_EMBEDDER": "hash", "COLUMNS": "200"}
+    env = server_env(neo4j_server, tmp_path)
     loaded = runner.invoke(app, ["load", str(CORPUS / "gearbox-history.md"), "--json", "-"], env=env)
     assert loaded.exit_code == 0, loaded.output
     result = runner.invoke(app, ["stats", "--json"], env=env)
@@ -70,3 +82,21 @@ def test_stats_counts_per_layer_and_index_state(neo4j_server: TestServer, store:
     assert {i["name"]: i["state"] for i in data["indexes"]}["chunk_text"] == "ONLINE"
     table = runner.invoke(app, ["stats"], env=env)
     assert table.exit_code == 0 and "information-resource" in table.output and "chunk_text" in table.output
+
+
+def test_delete_by_a_path_relative_to_the_current_folder(neo4j_server: TestServer, store: GraphStore,
+                                                         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = server_env(neo4j_server, tmp_path / "home")
+    (tmp_path / "notes").mkdir()
+    shutil.copy(CORPUS / "gearbox-history.md", tmp_path / "notes" / "history.md")
+    monkeypatch.chdir(tmp_path)
+    loaded = runner.invoke(app, ["load", "notes/history.md", "--json", "-"], env=env)
+    assert loaded.exit_code == 0, loaded.output
+
+    monkeypatch.chdir(tmp_path / "notes")  # another folder, another relative spelling of the same file
+    deleted = runner.invoke(app, ["delete", "./history.md", "--json"], env=env)
+    assert deleted.exit_code == 0, deleted.output
+    assert json.loads(deleted.stdout)["source"] == str((tmp_path / "notes" / "history.md").resolve())
+    assert store.query("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 0}]
+    again = runner.invoke(app, ["delete", "history.md"], env=env)
+    assert again.exit_code != 0 and "no document with id or source 'history.md'" in str(again.exception)

@@ -11,7 +11,7 @@ import kg
 PUBLIC = {
     "kg": {"AsyncStrata", "DocumentInfo", "Settings", "Stats", "Strata", "StrataError"},
     "kg.client": {"LAYERS", "AsyncStrata", "DocumentInfo", "Stats", "Strata"},
-    "kg.api": {"ApiSettings", "CapabilityMissing", "KnowledgeBases", "KnowledgeService", "ServiceFactory",
+    "kg.api": {"ApiSettings", "KnowledgeBases", "KnowledgeService", "ServiceFactory",
                "StrataService", "UnknownKnowledgeBase", "create_app"},
     "kg.browser": {"DEFAULT_BROWSER_URL", "browser_link", "evidence_cypher", "grass_path"},
     "kg.demo": {"CORPUS", "QUESTIONS", "DemoQuestion", "DemoReport", "run_demo"},

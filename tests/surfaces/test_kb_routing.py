@@ -7,11 +7,10 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from kg.api import ApiSettings, KnowledgeBases, KnowledgeService, create_app
+from kg.api import ApiSettings, KnowledgeBases, KnowledgeService, StrataService, create_app
 from kg.client import Strata
 from kg.demo import CORPUS
 from kg.settings import Settings
-from tests.surfaces.fulltext import FullTextService
 
 
 def test_local_knowledge_bases_get_their_own_home_and_ports(tmp_path: Path) -> None:
@@ -39,7 +38,7 @@ def test_api_routes_each_request_to_the_named_knowledge_base(make_kb: Callable[[
 
     def open_kb(name: str) -> KnowledgeService:
         opened.append(name)
-        return FullTextService(make_kb(name))
+        return StrataService(make_kb(name))
 
     settings = ApiSettings(default_kb="alpha", allowed_kbs=frozenset({"beta"}))
     with TestClient(create_app(KnowledgeBases(open_kb), settings)) as client:

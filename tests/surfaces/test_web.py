@@ -6,6 +6,7 @@ fails, saying so, when it is missing. The screenshot is kept in ``test-artifacts
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import threading
@@ -14,14 +15,14 @@ from collections.abc import Iterator
 from html import unescape
 from pathlib import Path
 from urllib.parse import parse_qs, quote, urlparse
+from urllib.request import Request, urlopen
 
 import pytest
 import uvicorn
 
-from kg.api import ApiSettings, KnowledgeBases, create_app
+from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
 from kg.demo import CORPUS
 from tests.conftest import REPO, free_port
-from tests.surfaces.fulltext import FullTextService
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
@@ -37,9 +38,10 @@ def chromium() -> Path:
 
 
 @pytest.fixture
-def server_url(service: FullTextService) -> Iterator[str]:
+def server_url(service: StrataService) -> Iterator[str]:
     report = service.load([CORPUS / "failure-report-2024.pdf", CORPUS / "fleet-overview.md"])
     assert not report.failed, report.to_json()
+    service.distill()  # the layers `strata load` builds offline, among them the PDF's table rows
     port = free_port()
     server = uvicorn.Server(uvicorn.Config(create_app(KnowledgeBases(lambda name: service), ApiSettings()),
                                            host="127.0.0.1", port=port, log_level="warning"))
@@ -75,7 +77,11 @@ def test_page_asks_and_shows_cited_answer(chromium: Path, server_url: str, tmp_p
     assert any("Kestrel Ridge" in m for m in marks), marks  # the cited span, highlighted in its chunk
     assert re.search(r'href="#citation-1" class="marker"', dom)  # the answer's [1] links to its citation
     assert "Component failure report 2024, page 1" in unescape(dom)
-    assert 'class="step"' in dom and "fulltext" in dom  # the trace, step by step
+    # The trace, step by step: each step of the answer the API gives is on the page.
+    asked = json.loads(urlopen(Request(f"{server_url}/ask", data=json.dumps({"question": QUESTION}).encode(),
+                                       headers={"Content-Type": "application/json"}), timeout=120).read())
+    kinds = [unescape(k) for k in re.findall(r'<li class="step"[^>]*><span class="kind">(.*?)</span>', dom)]
+    assert kinds == [step["kind"] for step in asked["answer"]["trace"]] and len(kinds) >= 2
     link = unescape(re.search(r'<a href="([^"]+)"[^>]*id="browser-link"', dom).group(1))  # type: ignore[union-attr]
     query = parse_qs(urlparse(link).query)
     assert urlparse(link).path == "/browser/" and query["cmd"] == ["edit"]

@@ -8,7 +8,7 @@ from kg.cli.app import console, emit_json, neo4j_app, settings_of
 from kg.errors import Neo4jError
 from kg.graph.schema import schema_status
 from kg.graph.store import GraphStore
-from kg.server import NEO4J_VERSION, ensure_endpoint, local_server
+from kg.server import NEO4J_VERSION, docker_server, ensure_endpoint, local_server, recorded_server_kind
 
 
 @neo4j_app.command("start")
@@ -16,7 +16,7 @@ def start(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", hel
     """Start Neo4j (downloading its jars once), or find the one already running."""
     settings = settings_of(ctx)
     server = local_server(settings)
-    if settings.neo4j is None and not server.jars_installed():
+    if settings.neo4j is None and recorded_server_kind(settings) != "docker" and not server.jars_installed():
         console.print(f"Downloading Neo4j {NEO4J_VERSION} jars from Maven Central (once)...")
     endpoint = ensure_endpoint(settings)
     data = {"kind": endpoint.kind, "bolt_uri": endpoint.uri, "browser_url": endpoint.browser_url,
@@ -36,10 +36,12 @@ def start(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", hel
 
 @neo4j_app.command("stop")
 def stop(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Stop the local Neo4j cleanly (data is kept)."""
-    stopped = local_server(settings_of(ctx)).stop()
+    """Stop this knowledge base's Neo4j cleanly, local or Docker, whichever it was started as (data is kept)."""
+    settings = settings_of(ctx)
+    kind = recorded_server_kind(settings) or "local"
+    stopped = docker_server(settings).stop() if kind == "docker" else local_server(settings).stop()
     if json_out:
-        emit_json({"stopped": stopped})
+        emit_json({"kind": kind, "stopped": stopped})
     else:
         console.print("Stopped." if stopped else "Neo4j was not running.")
 
@@ -53,6 +55,16 @@ def status(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", he
     if settings.neo4j is not None:
         uri, user, password = settings.neo4j.uri, settings.neo4j.user, settings.neo4j.password.get_secret_value()
         data = {"kind": "remote", "bolt_uri": uri, "http_url": None, "data_dir": None}
+    elif recorded_server_kind(settings) == "docker":
+        docker = docker_server(settings)
+        uri, user, password = server.bolt_uri, "neo4j", server.password()
+        data = {"kind": "docker", "project": docker.project, "container": docker.project, "bolt_uri": uri,
+                "http_url": server.http_url, "browser_url": f"{server.http_url}/browser/",
+                "data_dir": f"docker volume {docker.volume}"}
+        if not docker.running():
+            data.update(running=False, version=None, schema_installed=None)
+            _show(data, json_out)
+            raise typer.Exit(1)
     else:
         pid = server.running_pid()
         uri, user = server.bolt_uri, "neo4j"

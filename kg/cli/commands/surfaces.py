@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import typer
 import uvicorn
@@ -38,7 +39,8 @@ def serve(
             raise ConfigError(f"--token-env {token_env}: that environment variable is not set or empty")
         token = SecretStr(value)
     api_settings = ApiSettings(default_kb=settings.kb, allowed_kbs=frozenset(allow_kb), token=token,
-                               max_upload_bytes=int(max_upload_mb * 1024 * 1024))
+                               max_upload_bytes=int(max_upload_mb * 1024 * 1024),
+                               upload_dir=settings.home / "uploads")
 
     def open_kb(name: str) -> KnowledgeService:
         return StrataService(Strata.connect(settings if name == settings.kb else Settings.from_env(kb=name)))
@@ -61,11 +63,16 @@ def demo(
     json_out: bool = typer.Option(False, "--json", help="Print the demo's results as JSON on stdout."),
 ) -> None:
     """Start Neo4j if needed, load the sample corpus, build every layer and answer five questions with citations."""
+    started = time.perf_counter()
     settings = settings_of(ctx)
     if settings.neo4j is None and not local_server(settings).jars_installed():
         console.print(f"Downloading Neo4j {NEO4J_VERSION} jars from Maven Central (once)...")
     with Strata.connect(settings) as kb:
+        connected = time.perf_counter() - started
         report = run_demo(StrataService(kb), offline=settings.llm.offline, console=console)
+    console.print(f"Demo finished in {time.perf_counter() - started:.1f} s: {connected:.1f} s to reach Neo4j "
+                  f"({kb.endpoint.kind}{', started' if kb.endpoint.started else ''}), {report.seconds:.1f} s "
+                  "to load, build every layer and answer.", highlight=False)
     if json_out:
         emit_json(report.to_json())
     if report.load.failed:
