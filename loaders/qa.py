@@ -31,7 +31,7 @@ from loaders.chunking import split_sentences
 from loaders.models import Sentence, SourceDocument
 from loaders.text import read_text
 
-__all__ = ["QALoader", "QAQuestion", "detect_layout", "load_questions"]
+__all__ = ["QALoader", "QAQuestion", "detect_layout", "load_questions", "passage_key"]
 
 Layout = Literal["hotpotqa", "musique", "corpus"]
 
@@ -46,6 +46,13 @@ class QAQuestion(BaseModel):
     gold_sentences: list[tuple[str, int]]
     type: str | None = None
     passages: list[tuple[str, str]]
+    # passage_key of each gold passage: titles repeat within a MuSiQue question, passages do not
+    gold_passages: list[str] = []
+
+
+def passage_key(title: str, text: str) -> str:
+    """A passage's identity, the same whichever file or slice it comes from: a hash of its title and text."""
+    return hashlib.sha256(f"{title}\x00{text}".encode()).hexdigest()
 
 
 class _Passage(BaseModel):
@@ -200,9 +207,9 @@ class QALoader(Loader):
 
 
 def _answers(record: dict[str, Any], path: Path, where: str) -> list[str]:
-    answers = [str(_field(path, record, "answer", where, (str, int, float)))]
+    answer = _field(path, record, "answer", where, (str, int, float, list))  # case studies list their answers
     aliases = record.get("answer_aliases") or []
-    return answers + [str(a) for a in aliases if str(a) not in answers]
+    return list(dict.fromkeys(str(a) for a in [*(answer if isinstance(answer, list) else [answer]), *aliases]))
 
 
 def load_questions(path: str | Path) -> list[QAQuestion]:
@@ -219,11 +226,14 @@ def load_questions(path: str | Path) -> list[QAQuestion]:
             facts = _field(file, record, "supporting_facts", where, list)
             gold_sentences = [(str(title), int(i)) for title, i in facts]
             gold_titles = list(dict.fromkeys(t for t, _ in gold_sentences))
+            first = {title: passage_key(title, text) for title, text in reversed(passages)}
+            gold = [first[t] for t in gold_titles if t in first]  # a context's titles are unique here
             qid = str(_field(file, record, "_id", where, (str, int)))
         else:
             gold_sentences = []
-            supporting = [p["title"] for p in record["paragraphs"] if p.get("is_supporting")]
-            gold_titles = list(dict.fromkeys(supporting))
+            supporting = [bool(p.get("is_supporting")) for p in record["paragraphs"]]
+            gold_titles = list(dict.fromkeys(t for (t, _), s in zip(passages, supporting, strict=True) if s))
+            gold = [passage_key(t, x) for (t, x), s in zip(passages, supporting, strict=True) if s]
             qid = str(_field(file, record, "id", where, (str, int)))
         kind = record.get("type")
         if kind is None and layout == "musique" and "__" in qid:
@@ -237,6 +247,7 @@ def load_questions(path: str | Path) -> list[QAQuestion]:
                 gold_sentences=gold_sentences,
                 type=kind,
                 passages=passages,
+                gold_passages=list(dict.fromkeys(gold)),
             )
         )
     return questions

@@ -3,7 +3,12 @@
 CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: $candidates}) YIELD node AS e
 WITH e WHERE $question CONTAINS e.name
 MATCH (c:Chunk)-[:MENTIONS]->(e)
-WHERE ($document_ids IS NULL OR c.document_id IN $document_ids) AND NOT c.id IN $exclude_ids
+WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)
+  AND NOT c.id IN $exclude_ids
+  AND (($formats IS NULL AND $metadata IS NULL) OR EXISTS {
+        MATCH (d:Document {id: c.document_id})
+        WHERE ($formats IS NULL OR d.format IN $formats)
+          AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata)) })
 WITH e, c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS score
 ORDER BY score DESC LIMIT 4 * $candidates
 OPTIONAL MATCH (d:Document {id: c.document_id})

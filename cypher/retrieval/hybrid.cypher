@@ -56,6 +56,8 @@ CALL (c, position) {
   WITH c WHERE position < $link_seeds AND c.name_terms <> ''
   CALL db.index.fulltext.queryNodes('document_title', c.name_terms, {limit: $link_candidates}) YIELD node AS d
   WITH c, d WHERE d.id <> c.document_id AND ($document_ids IS NULL OR d.id IN $document_ids)
+    AND ($formats IS NULL OR d.format IN $formats)
+    AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata))
     AND c.text CONTAINS trim(split(d.title, '(')[0])
   MATCH (l:Chunk {document_id: d.id}) WHERE NOT l.id IN $exclude_ids
   WITH d, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC

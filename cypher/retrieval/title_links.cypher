@@ -6,6 +6,8 @@
 UNWIND range(0, size($queries) - 1) AS n
 CALL db.index.fulltext.queryNodes('document_title', $queries[n], {limit: $candidates}) YIELD node AS d
 WITH n, d WHERE ($document_ids IS NULL OR d.id IN $document_ids)
+  AND ($formats IS NULL OR d.format IN $formats)
+  AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata))
   AND $texts[n] CONTAINS trim(split(d.title, '(')[0])
 MATCH (c:Chunk {document_id: d.id})
 WHERE NOT c.id IN $exclude_ids

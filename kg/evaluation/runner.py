@@ -9,7 +9,6 @@ new passages, and passages no longer in the corpus are deleted so every run scor
 
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import tempfile
@@ -32,7 +31,7 @@ from kg.server.local import LocalNeo4j
 from kg.server.throwaway import throwaway_server
 from kg.settings import LocalServerSettings, Settings, kept_ports
 from loaders.models import SourceDocument
-from loaders.qa import QALoader
+from loaders.qa import QALoader, passage_key
 
 __all__ = ["CorpusLoad", "corpus_documents", "distill_eval_layers", "isolated_store",
            "load_corpus", "method_unavailable"]
@@ -85,7 +84,8 @@ def corpus_documents(dataset: Path, corpus: Path | None = None, *, limit: int | 
 
     With ``corpus``, that file's passages. Without, the union of the paragraphs of the (first ``limit``)
     questions: PIKE-RAG's protocol. Sources are rewritten to ``eval:<title>`` and hashes to the passage's
-    own, so the same passage keeps its id and is reused whatever file or slice it came from.
+    own (:func:`~loaders.qa.passage_key`, which also names gold passages), so the same passage keeps its
+    id and is reused whatever file or slice it came from.
     """
     with tempfile.TemporaryDirectory(prefix="strata-eval-") as tmp:
         if corpus is not None:
@@ -98,7 +98,7 @@ def corpus_documents(dataset: Path, corpus: Path | None = None, *, limit: int | 
     return [
         doc.model_copy(update={
             "source": "eval:" + doc.source.removeprefix(prefix),
-            "sha256": hashlib.sha256(f"{doc.title}\x00{doc.text}".encode()).hexdigest(),
+            "sha256": passage_key(doc.title, doc.text),
         })
         for doc in docs
     ]

@@ -25,18 +25,20 @@ def atom_hits(store: GraphStore, vector: list[float], *, k: int, threshold: floa
 
 
 def atom_candidates(store: GraphStore, embedder: Embedder, query: str, *, k: int, threshold: float,
-                    exclude_chunk_ids: list[str]) -> list[AtomCandidate]:
+                    exclude_chunk_ids: list[str], where: RetrievalFilter | None = None) -> list[AtomCandidate]:
     """The top ``k`` atoms for ``query`` (raw cosine >= ``threshold``) with their chunks, skipping chunks
-    already in the context: one Cypher query. On a graph without atoms (not distilled) the chunks
-    themselves stand in: each candidate is a chunk vector hit whose ``atom_text`` is the chunk's text and
-    whose ``atom_id`` is the chunk's id, so PIKE-RAG's loop still runs, as plain chunk retrieval."""
+    already in the context and chunks outside ``where``: one Cypher query. On a graph without atoms (not
+    distilled) the chunks themselves stand in: each candidate is a chunk vector hit whose ``atom_text`` is
+    the chunk's text and whose ``atom_id`` is the chunk's id, so PIKE-RAG's loop still runs, as plain
+    chunk retrieval."""
     vector = query_vector(embedder, query)
+    where = where or RetrievalFilter()
     if not graph_has(store, "Atom"):
-        hits = chunk_vector_hits(store, vector, k=k, threshold=threshold,
-                                 where=RetrievalFilter(exclude_chunk_ids=exclude_chunk_ids))
+        within = where.model_copy(update={"exclude_chunk_ids": [*where.exclude_chunk_ids, *exclude_chunk_ids]})
+        hits = chunk_vector_hits(store, vector, k=k, threshold=threshold, where=within)
         return [AtomCandidate(atom_id=h.chunk_id, atom_text=h.text, score=h.score, hit=h) for h in hits]
     rows = store.read("retrieval/atom_candidates", vector=vector, k=k, candidates=max(4 * k, 40),
-                      threshold=threshold, exclude_ids=exclude_chunk_ids)
+                      threshold=threshold, **filter_params(where, exclude_chunk_ids))
     return [AtomCandidate(atom_id=r["atom_id"], atom_text=r["atom_text"], score=float(r["score"]),
                           hit=hit_from_row(r)) for r in rows]
 

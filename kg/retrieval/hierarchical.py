@@ -44,12 +44,9 @@ class HierarchicalRetriever(Retriever):
         for hit in chunk_vector_hits(self.store, query_vector(self.embedder, question), k=self.chunk_k,
                                      threshold=self.chunk_threshold, where=where):
             merged[hit.chunk_id] = hit
-        exclude = list((where or RetrievalFilter()).exclude_chunk_ids)
         for query in list(atomic_queries) or [question]:
             for cand in atom_candidates(self.store, self.embedder, query, k=self.atom_k,
-                                        threshold=self.atom_threshold, exclude_chunk_ids=exclude):
-                if where and where.document_ids is not None and cand.hit.document_id not in where.document_ids:
-                    continue
+                                        threshold=self.atom_threshold, exclude_chunk_ids=[], where=where):
                 known = merged.get(cand.hit.chunk_id)
                 if known is None:
                     merged[cand.hit.chunk_id] = cand.hit

@@ -3,15 +3,17 @@
 Expansion: seed chunks (chunk vector top-k) -> the entities they mention -> m hops over the entity graph
 through reified facts, ``(e)<-[:SUBJECT|OBJECT]-(f:Fact)-[:SUBJECT|OBJECT]->(e2)`` (one Cypher query per
 hop, ``kg2rag_hop.cypher``) -> the chunks of the facts reached, each with its relevance (raw cosine of the
-chunk to the query; a reached chunk keeps the hop that found it).
+chunk to the query). A reached chunk's hit explains how it was reached: the seed, then each entity on the
+way (``hop`` source, e.g. ``"Arthur's Magazine > Timothy Shay Arthur"``).
 
 Organisation (a filter and an orderer): facts form an undirected weighted multigraph over entities, the
 weight of a fact being its chunk's relevance. Each connected component keeps its maximum spanning tree
 (Kruskal), which drops redundant links between the same entities. A component's text is its chunks in
 depth-first order from the heaviest edge, one coherent paragraph; its triple text (``h r t; ...``) is
 scored against the query (embedding similarity, or a cross-encoder ``reranker`` hook), and components are
-taken best first until the chunk budget is filled. Seeds that mention no fact become one-chunk components
-scored by their own relevance, so expansion never loses a seed.
+taken best first until the chunk budget is filled. Seeds that mention no fact become one-chunk components,
+so expansion never loses a seed; their text is scored by the same function as the triple texts, so that
+one sort compares like with like (a cross-encoder's scale is not a cosine's).
 """
 
 from __future__ import annotations
@@ -44,6 +46,10 @@ class FactEdge:
     object_id: str
     chunk_id: str
     weight: float
+    # How expansion reached the fact: the seed chunk's title, then the entities walked (the last one is
+    # ``entity_id``, an end of this fact).
+    trail: tuple[str, ...] = ()
+    entity_id: str | None = None
 
 
 @dataclass
@@ -109,16 +115,18 @@ def paragraph_order(tree: Sequence[FactEdge]) -> list[str]:
 
 
 def organise(edges: Sequence[FactEdge], score: Callable[[Sequence[str]], Sequence[float]], *,
-             budget: int, singletons: Sequence[tuple[str, float]] = ()) -> list[Component]:
+             budget: int, singletons: Sequence[tuple[str, str]] = ()) -> list[Component]:
     """Filter and order: spanning trees, one paragraph per component, components by ``score`` of their
-    triple text, taken until ``budget`` chunks; ``singletons`` are ``(chunk_id, relevance)`` of seeds
-    outside every component."""
+    triple text, taken until ``budget`` chunks; ``singletons`` are ``(chunk_id, text)`` of seeds, and
+    those outside every component are scored by ``score`` of their text."""
     components = [Component(tree, paragraph_order(tree)) for tree in maximum_spanning_forest(edges)]
-    if components:
-        for component, value in zip(components, score([c.triples for c in components]), strict=True):
-            component.relevance = float(value)
     covered = {c for comp in components for c in comp.chunk_ids}
-    components += [Component([], [chunk], relevance) for chunk, relevance in singletons if chunk not in covered]
+    lone = [(chunk, text) for chunk, text in dict(singletons).items() if chunk not in covered]
+    texts = [c.triples for c in components] + [text for _, text in lone]
+    components += [Component([], [chunk]) for chunk, _ in lone]
+    if components:
+        for component, value in zip(components, score(texts), strict=True):
+            component.relevance = float(value)
     components.sort(key=lambda c: -c.relevance)
     chosen: list[Component] = []
     used: set[str] = set()
@@ -149,9 +157,14 @@ class KG2RAGRetriever(Retriever):
         self.store, self.embedder = store, embedder
         self.hops, self.seeds, self.max_facts, self.reranker = hops, seeds, max_facts, reranker
 
-    def _expand(self, vector: list[float], seed_ids: list[str], where: RetrievalFilter | None) -> list[FactEdge]:
-        frontier = [r["entity_id"] for r in self.store.read("retrieval/kg2rag_seed_entities", chunk_ids=seed_ids)]
-        seen = set(frontier)
+    def _expand(self, vector: list[float], seeds: Sequence[Hit], where: RetrievalFilter | None) -> list[FactEdge]:
+        order = {h.chunk_id: n for n, h in enumerate(seeds)}
+        rows = self.store.read("retrieval/kg2rag_seed_entities", chunk_ids=list(order))
+        # trail[e]: how entity e was reached (seed title, entity names); the best seed that mentions it wins
+        trail: dict[str, tuple[str, ...]] = {}
+        for r in sorted(rows, key=lambda r: (order[r["chunk_id"]], r["entity_id"])):
+            trail.setdefault(r["entity_id"], (seeds[order[r["chunk_id"]]].title, r["name"] or r["entity_id"]))
+        frontier = list(trail)
         facts: dict[str, FactEdge] = {}
         params = filter_params(where)
         for _ in range(self.hops):
@@ -159,11 +172,18 @@ class KG2RAGRetriever(Retriever):
                 break
             rows = self.store.read("retrieval/kg2rag_hop", entity_ids=frontier, vector=vector,
                                    max_facts=self.max_facts, **params)
+            ends = set(frontier)
+            frontier = []
             for r in rows:
+                pair = ((r["subject_id"], r["subject"]), (r["object_id"], r["object"]))
+                origin = min((e for e, _ in pair if e in ends), key=lambda e: (len(trail[e]), e))
                 facts.setdefault(r["fact_id"], FactEdge(r["fact_id"], r["text"] or "", r["subject_id"],
-                                                        r["object_id"], r["chunk_id"], float(r["relevance"])))
-            frontier = [e for r in rows for e in (r["subject_id"], r["object_id"]) if e not in seen]
-            seen.update(frontier)
+                                                        r["object_id"], r["chunk_id"], float(r["relevance"]),
+                                                        trail[origin], origin))
+                for entity, name in pair:
+                    if entity not in trail:
+                        trail[entity] = (*trail[origin], name or entity)
+                        frontier.append(entity)
         return list(facts.values())
 
     def retrieve_organised(self, question: str, *, k: int = 8,
@@ -171,14 +191,14 @@ class KG2RAGRetriever(Retriever):
         """The chosen components, best first, and the seed hits."""
         vector = query_vector(self.embedder, question)
         seeds = chunk_vector_hits(self.store, vector, k=self.seeds, where=where)
-        edges = self._expand(vector, [h.chunk_id for h in seeds], where)
+        edges = self._expand(vector, seeds, where)
 
         def score(texts: Sequence[str]) -> Sequence[float]:
             if self.reranker is not None:
                 return self.reranker(question, texts)
             return [float(x) for x in self.embedder.embed(list(texts)) @ np.asarray(vector, dtype=np.float32)]
 
-        return organise(edges, score, budget=k, singletons=[(h.chunk_id, h.score) for h in seeds]), seeds
+        return organise(edges, score, budget=k, singletons=[(h.chunk_id, h.text) for h in seeds]), seeds
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
         components, seeds = self.retrieve_organised(question, k=k, where=where)
@@ -194,5 +214,8 @@ class KG2RAGRetriever(Retriever):
                                      via_id=fact.fact_id if fact else None)]
                 if chunk_id in seed_ids:
                     sources.insert(0, HitSource(path="chunk", score=seed_ids[chunk_id]))
+                elif fact is not None:  # reached by expansion: from which seed, through which entities
+                    sources.append(HitSource(path="hop", score=fact.weight, via=" > ".join(fact.trail),
+                                             via_id=fact.entity_id))
                 hits.append(hit_from_row({**rows[chunk_id], "score": comp.relevance}, sources))
         return hits

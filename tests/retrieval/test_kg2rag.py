@@ -35,10 +35,12 @@ def test_paragraph_order_is_depth_first_from_the_heaviest_edge() -> None:
 
 def test_organise_ranks_components_by_triple_relevance_and_fills_the_budget() -> None:
     def score(texts: Sequence[str]) -> list[float]:  # the "x r y" component is the relevant one
-        return [1.0 if "x r y" in t else 0.1 for t in texts]
+        return [1.0 if "x r y" in t else 0.5 if "lone" in t else 0.1 for t in texts]
 
-    chosen = organise(EDGES, score, budget=3, singletons=[("c9", 0.5), ("c1", 0.99)])
+    # A seed outside every component is scored by the same function, on its text: one scale in one sort.
+    chosen = organise(EDGES, score, budget=3, singletons=[("c9", "a lone seed"), ("c1", "a lone seed too")])
     assert [c.chunk_ids for c in chosen] == [["c6"], ["c9"], ["c1"]]
+    assert [c.relevance for c in chosen] == [1.0, 0.5, 0.1]  # c1 is in a component: scored as its triples
     assert chosen[0].triples == "x r y"
     chosen = organise(EDGES, score, budget=10)
     assert [c.chunk_ids for c in chosen] == [["c6"], ["c1", "c3", "c5"]]
@@ -60,5 +62,15 @@ def test_kg2rag_expands_from_seeds_through_facts(distilled: Corpus) -> None:
 def test_kg2rag_hits_explain_the_fact_that_brought_them(distilled: Corpus) -> None:
     hits = make_retriever("kg2rag", distilled.store, EMBEDDER, seeds=1).retrieve("Arthur's Magazine periodical", k=3)
     by_title = {h.title: h for h in hits}
-    assert by_title["Timothy Shay Arthur"].sources[-1].via == "Timothy Shay Arthur born in Newburgh"
+    reached = {src.path: src for src in by_title["Timothy Shay Arthur"].sources}
+    assert reached["kg2rag"].via == "Timothy Shay Arthur born in Newburgh"
+    # How expansion got there: from the seed, through the entity both chunks mention.
+    assert reached["hop"].via == "Arthur's Magazine > Timothy Shay Arthur"
+    assert reached["hop"].via_id == "e:timothy shay arthur"
     assert by_title["Arthur's Magazine"].sources[0].path == "chunk"
+    assert "hop" not in {src.path for src in by_title["Arthur's Magazine"].sources}  # a seed is not reached
+    two = make_retriever("kg2rag", distilled.store, EMBEDDER, seeds=1, hops=2).retrieve(
+        "Arthur's Magazine periodical", k=5)
+    newburgh = next(h for h in two if h.title == "Newburgh")
+    assert [src.via for src in newburgh.sources if src.path == "hop"] == [
+        "Arthur's Magazine > Timothy Shay Arthur > Newburgh"]

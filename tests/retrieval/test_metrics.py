@@ -2,15 +2,30 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from kg.embeddings import HashingEmbedder
-from kg.evaluation.retrieval import Bm25Baseline, DenseBaseline, Ranked, distinct_passages, passage_recall, sentence_prf
+from kg.evaluation.retrieval import (
+    Bm25Baseline,
+    DenseBaseline,
+    Ranked,
+    _score,
+    distinct_passages,
+    gold_sentence_keys,
+    passage_recall,
+    sentence_prf,
+)
+from kg.evaluation.runner import corpus_documents
+from loaders import load_questions
 from loaders.builder import TextBuilder
 from loaders.models import Sentence, SourceDocument
+from loaders.qa import passage_key
 
-RANKED = [Ranked(title="A", sentences=[0]), Ranked(title="A", sentences=[1]), Ranked(title="B", sentences=[0, 1]),
-          Ranked(title="C", sentences=[2]), Ranked(title="D")]
+RANKED = [Ranked(passage="A", sentences=[0]), Ranked(passage="A", sentences=[1]),
+          Ranked(passage="B", sentences=[0, 1]), Ranked(passage="C", sentences=[2]), Ranked(passage="D")]
 
 
 def test_duplicate_chunks_collapse_to_distinct_passages() -> None:
@@ -24,6 +39,7 @@ def test_passage_recall_at_k() -> None:
     assert passage_recall(RANKED, ["A", "C"], 3) == 1.0
     assert passage_recall(RANKED, ["Z"], 5) == 0.0
     assert passage_recall([], ["A"], 5) == 0.0
+    assert passage_recall(RANKED, [], 5) is None  # no gold: not scored, rather than a free 1.0
 
 
 def test_sentence_precision_recall_f1() -> None:
@@ -32,6 +48,9 @@ def test_sentence_precision_recall_f1() -> None:
     assert (p, r) == (0.5, pytest.approx(2 / 3))
     assert f1 == pytest.approx(2 * 0.5 * (2 / 3) / (0.5 + 2 / 3))
     assert sentence_prf([], gold, 2) == (0.0, 0.0, 0.0)
+
+
+ELBE = ("Elbe", "The Elbe flows through Hamburg.")
 
 
 def _doc(title: str, text: str) -> SourceDocument:
@@ -43,8 +62,66 @@ def _doc(title: str, text: str) -> SourceDocument:
 
 
 def test_baselines_rank_whole_passages() -> None:
-    docs = [_doc("Elbe", "The Elbe flows through Hamburg."), _doc("Hudson", "The Hudson flows past Newburgh.")]
-    assert Bm25Baseline(docs).search("Which river flows through Hamburg?", 2)[0].title == "Elbe"
+    docs = [_doc(*ELBE), _doc("Hudson", "The Hudson flows past Newburgh.")]
+    assert Bm25Baseline(docs).search("Which river flows through Hamburg?", 2)[0].passage == passage_key(*ELBE)
     dense = DenseBaseline(docs, HashingEmbedder(dimensions=64)).search("Hudson Newburgh", 1)
-    assert dense == [Ranked(title="Hudson", sentences=[0])]
+    assert dense == [Ranked(passage=passage_key("Hudson", "The Hudson flows past Newburgh."), sentences=[0])]
     assert Bm25Baseline(docs).search("the of", 2) == []
+
+
+def _musique(path: Path) -> Path:
+    """Two questions: the first's gold is one of two passages titled "Südhof" (MuSiQue repeats titles in a
+    question); the second is unanswerable, with no gold passage."""
+    records = [
+        {"id": "2hop__1", "question": "Where did Südhof win the Nobel Prize?", "answer": "Stockholm",
+         "paragraphs": [
+             {"idx": 0, "title": "Südhof", "paragraph_text": "Südhof received the Nobel Prize in Stockholm.",
+              "is_supporting": True},
+             {"idx": 1, "title": "Südhof", "paragraph_text": "Südhof was born in Göttingen.",
+              "is_supporting": False},
+             {"idx": 2, "title": "Malenka", "paragraph_text": "Malenka studies synapses.", "is_supporting": False},
+         ]},
+        {"id": "2hop__2", "question": "Where was Malenka born?", "answer": "",
+         "paragraphs": [{"idx": 0, "title": "Malenka", "paragraph_text": "Malenka studies synapses.",
+                         "is_supporting": False}]},
+    ]
+    path.write_text(json.dumps(records), "utf-8")
+    return path
+
+
+def test_passages_sharing_a_title_are_told_apart(tmp_path: Path) -> None:
+    path = _musique(tmp_path / "musique.json")
+    question, unanswerable = load_questions(path)
+    gold = passage_key("Südhof", "Südhof received the Nobel Prize in Stockholm.")
+    other = passage_key("Südhof", "Südhof was born in Göttingen.")
+    assert question.gold_passages == [gold] and unanswerable.gold_passages == []
+    # The corpus documents of both passages exist, under keys the gold uses.
+    assert {passage_key(d.title, d.text) for d in corpus_documents(path)} >= {gold, other}
+    # The non-gold passage with the gold title is not a hit, and chunks of one passage collapse.
+    ranked = [Ranked(passage=other), Ranked(passage=other), Ranked(passage=gold)]
+    assert passage_recall(ranked, question.gold_passages, 1) == 0.0
+    assert passage_recall(ranked, question.gold_passages, 2) == 1.0
+
+
+def test_questions_without_gold_are_left_out_of_recall(tmp_path: Path) -> None:
+    questions = load_questions(_musique(tmp_path / "musique.json"))
+    miss = _score(lambda _q: [Ranked(passage="elsewhere")], questions, [1], 1)
+    assert miss["recall@1"] == 0.0  # the unanswerable question does not add a free 1.0
+    assert miss["sp_f1"] is None  # no sentence gold in MuSiQue
+    assert _score(lambda _q: [], questions[1:], [1], 1)["recall@1"] is None
+
+
+def test_sentence_gold_names_passages_not_titles() -> None:
+    from loaders.qa import QAQuestion
+
+    gold_text, other_text = "A is big. A is old.", "A is small."
+    question = QAQuestion(id="q", question="?", answers=["x"], gold_titles=["A"], gold_sentences=[("A", 1)],
+                          passages=[("A", gold_text), ("A", other_text)],
+                          gold_passages=[passage_key("A", gold_text)])
+    sentences = gold_sentence_keys(question)
+    assert sentences == [(passage_key("A", gold_text), 1)]
+    # Sentence 1 of the same-titled non-gold passage is not a supporting sentence.
+    wrong = [Ranked(passage=passage_key("A", other_text), sentences=[1])]
+    assert sentence_prf(wrong, sentences, 2) == (0.0, 0.0, 0.0)
+    right = [Ranked(passage=passage_key("A", gold_text), sentences=[1])]
+    assert sentence_prf(right, sentences, 2) == (1.0, 1.0, 1.0)

@@ -195,3 +195,38 @@ def test_client_retrieve_delegates_to_the_registry(distilled: Corpus, tmp_path: 
     kb = Strata(settings, distilled.store, EMBEDDER, endpoint, OfflineLLM())
     hits = kb.retrieve("Hudson River", method="fulltext", k=2)
     assert hits[0].title == "Newburgh" and "fulltext" in hits[0].explain()
+
+
+QUESTION = "Where was the editor of Arthur's Magazine born?"
+
+
+def _tag(corpus: Corpus, titles: list[str], tag: str) -> None:
+    corpus.store.query("MATCH (d:Document) WHERE d.title IN $titles SET d.metadata = [$tag]", routing=WRITE,
+                       titles=titles, tag=tag)
+
+
+def test_strata_document_and_metadata_filters_hold_on_every_path(distilled: Corpus) -> None:
+    strata = make_retriever("strata", distilled.store, EMBEDDER)
+    unfiltered = {h.title for h in strata.retrieve(QUESTION, k=6)}
+    assert "Arthur's Magazine" in unfiltered  # named by the question: title and entity links find it
+    inside = ["Timothy Shay Arthur", "Newburgh", "Hamburg"]
+    _tag(distilled, inside, "team=a")
+    _tag(distilled, [t for t in PASSAGES if t not in inside], "team=b")
+    by_documents = RetrievalFilter(document_ids=[distilled.documents[t] for t in inside])
+    by_metadata = RetrievalFilter(metadata=["team=a"])
+    for where in (by_documents, by_metadata):
+        hits = strata.retrieve(QUESTION, k=6, where=where)
+        assert hits and {h.title for h in hits} <= set(inside), where
+        assert "Timothy Shay Arthur" in {h.title for h in hits}
+    assert strata.retrieve(QUESTION, k=6, where=RetrievalFilter(metadata=["team=c"])) == []
+    assert strata.retrieve(QUESTION, k=6, where=RetrievalFilter(formats=["pdf"])) == []
+
+
+@pytest.mark.parametrize("method", ["chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "tags", "hr",
+                                    "strata"])
+def test_metadata_filter_holds_for_every_method(distilled: Corpus, method: str) -> None:
+    _tag(distilled, ["Newburgh", "Hamburg"], "team=a")
+    retriever = make_retriever(method, distilled.store, EMBEDDER)
+    question = "Who edited Arthur's Magazine, and which city lies on the Hudson River or the Elbe?"
+    hits = retriever.retrieve(question, k=6, where=RetrievalFilter(metadata=["team=a"]))
+    assert {h.title for h in hits} <= {"Newburgh", "Hamburg"}

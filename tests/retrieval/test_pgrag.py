@@ -80,3 +80,28 @@ def test_pgrag_walk_returns_a_mind_map_context_and_chunk_hits(corpus: Corpus) ->
 
 def test_pgrag_without_mind_maps_finds_nothing(corpus: Corpus) -> None:
     assert make_retriever("pgrag", corpus.store, EMBEDDER).retrieve("anything") == []
+
+
+ALL_ITEMS = "published in Philadelphia, edited by Timothy Shay Arthur, literary periodical of American fiction"
+
+
+def test_pgrag_anchors_scale_with_k(corpus: Corpus) -> None:
+    _mind_map(corpus)
+    # A tiny support threshold keeps each anchor's walk on its own row, so paths count anchors.
+    retriever = PGRAGRetriever(corpus.store, EMBEDDER, anchors=1, support=1e-9, ambiguity=1e-9)
+    assert len(retriever.retrieve_mind_map(ALL_ITEMS, k=1).paths) == 1
+    assert len(retriever.retrieve_mind_map(ALL_ITEMS, k=3).paths) == 3
+
+
+def test_pgrag_respects_filters(corpus: Corpus) -> None:
+    from kg.retrieval import RetrievalFilter
+
+    _mind_map(corpus)
+    corpus.store.query("MATCH (d:Document) SET d.metadata = CASE d.title WHEN $title THEN ['team=a'] "
+                       "ELSE ['team=b'] END", routing=RoutingControl.WRITE, title="Arthur's Magazine")
+    pgrag = make_retriever("pgrag", corpus.store, EMBEDDER)
+    assert pgrag.retrieve(ALL_ITEMS, k=3, where=RetrievalFilter(metadata=["team=a"]))
+    assert pgrag.retrieve(ALL_ITEMS, k=3, where=RetrievalFilter(metadata=["team=b"])) == []
+    assert pgrag.retrieve(ALL_ITEMS, k=3, where=RetrievalFilter(formats=["pdf"])) == []
+    chunk = corpus.chunks["Arthur's Magazine"]
+    assert pgrag.retrieve(ALL_ITEMS, k=3, where=RetrievalFilter(exclude_chunk_ids=[chunk])) == []

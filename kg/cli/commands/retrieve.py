@@ -94,9 +94,13 @@ def eval_retrieval(
                                 progress=lambda msg: console.print(msg, highlight=False))
     _write(report.to_json(), out)
     table = Table("method", *[f"R@{k}" for k in config.ks], "SP F1", "ms/q", title="strata eval retrieval")
+
+    def cell(value: float | None) -> str:  # None: nothing to score (no gold passages or sentences)
+        return "" if value is None else f"{value:.3f}"
+
     for name, scores in report.results.items():
-        table.add_row(name, *[f"{scores[f'recall@{k}']:.3f}" for k in config.ks],
-                      "" if scores["sp_f1"] is None else f"{scores['sp_f1']:.3f}", f"{scores['ms_per_query']:.1f}")
+        table.add_row(name, *[cell(scores[f"recall@{k}"]) for k in config.ks], cell(scores["sp_f1"]),
+                      f"{scores['ms_per_query']:.1f}")
     console.print(table)
 
 
