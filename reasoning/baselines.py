@@ -1,9 +1,10 @@
 """The paper's other methods in the same framework (PIKE-RAG section 6.1), plus KG2RAG and PG-RAG.
 
 * ``zero-shot-cot``: the LLM alone, reasoning step by step, no evidence (so no citation can stand).
-* ``naive-r`` / ``naive-hr``: one retrieval with the question (flat R, or hierarchical H-R), then answer.
+* ``naive-r`` / ``naive-hr``: one retrieval with the question (flat R: up to 16 chunks at cosine >= 0.2;
+  hierarchical H-R: up to 8 chunks at 0.5 plus 4 through the question's atoms), then answer.
 * ``self-ask`` / ``self-ask-r`` / ``self-ask-hr``: follow-up questions answered one at a time, by the
-  LLM's own knowledge or from evidence retrieved for each follow-up (R or H-R).
+  LLM's own knowledge or from evidence retrieved for each follow-up (R or H-R, with the budgets above).
 * ``kg2rag`` / ``pgrag``: those methods' retrieval and organisation of the context, then the answer.
 """
 

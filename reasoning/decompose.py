@@ -44,7 +44,7 @@ def decompose(run: Run) -> Answer:
     trace = DecompositionTrace(question=run.question, max_steps=s.max_steps, top_k=s.atom_k,
                                threshold=s.atom_threshold)
     if run.offline:
-        evidence = run.ports.hierarchical.retrieve(run.question, k=s.hier_k)
+        evidence = run.ports.hierarchical.retrieve(run.question, k=s.hr_k)
         trace.stop_reason = "offline"
         return run.extractive("decompose", evidence, decomposition=trace, stop_reason="offline")
     context: list[Hit] = []

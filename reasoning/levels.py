@@ -2,15 +2,18 @@
 
 * Predictive (L3, section 5.4): knowledge is structured into a yearly series (a table's Row nodes with a
   year column and the value column the question names; else numbers with years found by regex in the
-  evidence sentences; without numbers, the count of dated mentions per year), a
-  least-squares linear trend forecasts the asked year with its numbers shown, and the LLM explains it
-  (task ``forecast_explanation``; offline, a template explanation named as such).
+  evidence sentences; without numbers, the count of dated sentences per year, and the answer then says it
+  forecasts that count, not the quantity asked), a least-squares linear trend forecasts the asked year
+  with its numbers shown, and the LLM explains it (task ``forecast_explanation``; offline, a template
+  explanation named as such).
 * Creative (L4, section 5.5): perspective agents answer in parallel (task ``perspective``), then a
-  synthesis cites them (task ``synthesis``). Offline there is no creative answer, only the evidence.
+  synthesis (task ``synthesis``) given the perspectives and the evidence they cite, which it alone may
+  cite. Offline there is no creative answer, only the evidence.
 * Quantitative (L2): Cypher aggregations over a table's Row nodes, when the graph holds the records: the
   table is chosen by the question's words in its header, caption, section and chunk text; the answer names
-  the winning row for "which ... the most" and the total for "how many ... across all"; a year or row label
-  the question names filters the rows.
+  the winning row for "which ... the most", the total for "how many ... across all", and the number of
+  rows when the counted noun names them ("how many sites ..."); a year or row label the question names
+  filters the rows.
 * Bridging around a superlative (L2): the ranking of the relative clause first, then the bridge.
 """
 
@@ -56,6 +59,8 @@ OPS: dict[str, tuple[str, ...]] = {
     "count": ("how many", "number of", "count"),
 }
 _WORD = re.compile(r"\w+")
+_MENTIONS = "number of evidence sentences dated each year"
+_HOW_MANY = re.compile(r"\bhow many\s+(?P<noun>[\w-]+)", re.I)
 
 
 def yearly_series(evidence: Sequence[Hit]) -> tuple[list[tuple[int, float]], str, list[int]]:
@@ -128,7 +133,8 @@ def predictive(run: Run) -> Answer:
         evidence = [chunk, *(h for h in evidence if h.chunk_id != chunk.chunk_id)] if chunk else evidence
         kind, used = f"{column} (table rows)", [1] if chunk else []
     else:
-        series, kind, used = yearly_series(evidence)
+        series, found, used = yearly_series(evidence)
+        kind = "values" if found == "values" else _MENTIONS
     run.note("structure", kind=kind, series=series, evidence_used=used)
     if len({y for y, _ in series}) < 2:
         text = "Not enough yearly data in the evidence to forecast (need values for two or more years)."
@@ -143,8 +149,12 @@ def predictive(run: Run) -> Answer:
     numbers = (f"least-squares trend over {len(series)} years ({series[0][0]}-{series[-1][0]}): "
                f"{kind} = {slope:.4f} x year {intercept:+.4f}; forecast for {year}: {predicted:.2f}")
     markers = "".join(f"[{n}]" for n in used)
+    # Counting dated sentences is a proxy: the forecast says it is one, never passing for the quantity asked.
+    what = (f"Forecast of the {_MENTIONS}, not of the quantity asked (the evidence gives no yearly values of it)"
+            if kind == _MENTIONS else "Forecast")
     if run.offline:
-        explanation = (f"offline template explanation: the {kind} per year extracted from the evidence "
+        per_year = kind if kind == _MENTIONS else f"{kind} per year"
+        explanation = (f"offline template explanation: the {per_year} extracted from the evidence "
                        f"{markers} change by {slope:+.3f} per year on average; continuing that line gives "
                        f"{predicted:.2f} for {year}. This assumes the past trend continues.")
         source = "offline template"
@@ -153,16 +163,17 @@ def predictive(run: Run) -> Answer:
                        context=f"{render_evidence(evidence)}\n\nYearly table:\n{table}\n\nTrend: {numbers}")
         explanation = f"{out.forecast} " + " ".join(out.drivers)
         source = "llm"
-    text, citations, dropped = check_citations(f"Forecast for {year}: {predicted:.2f} ({numbers}) {markers}. "
+    text, citations, dropped = check_citations(f"{what} for {year}: {predicted:.2f} ({numbers}) {markers}. "
                                                f"Series: {shown}. {explanation}", evidence)
-    forecast = Forecast(series=series, slope=slope, intercept=intercept, target_year=year, predicted=predicted,
-                        explanation=explanation, explanation_source=source)
+    forecast = Forecast(series=series, measure=kind, slope=slope, intercept=intercept, target_year=year,
+                        predicted=predicted, explanation=explanation, explanation_source=source)
     return Answer(question=run.question, answer=text, method="predictive", offline=run.offline,
                   citations=citations, evidence=evidence, dropped_markers=dropped, forecast=forecast)
 
 
 def creative(run: Run) -> Answer:
-    """L4: perspective agents in parallel, then a synthesis citing the shared evidence."""
+    """L4: perspective agents in parallel, each citing the shared evidence; then a synthesis given the
+    perspectives and the evidence they cite, which may cite only that evidence (checked here)."""
     evidence = run.ports.hybrid.retrieve(run.question, k=run.settings.hybrid_k)
     if run.offline:
         answer = run.extractive("creative", evidence)
@@ -182,10 +193,14 @@ def creative(run: Run) -> Answer:
         argument, cites, _ = check_citations(out.argument, evidence, out.citations)
         views.append(PerspectiveView(viewpoint=out.viewpoint or viewpoint, argument=argument,
                                      citations=[c.marker for c in cites]))
-    rendered = "\n\n".join(f"Perspective {i} ({v.viewpoint}): {v.argument}" for i, v in enumerate(views, 1))
-    synthesis = run.task("synthesis", Synthesis, question=run.question, perspectives=rendered)
-    run.note("perspectives", viewpoints=[v.viewpoint for v in views])
-    answer = run.checked("creative", synthesis.answer, evidence, synthesis.citations)
+    cited = sorted({n for v in views for n in v.citations})
+    rendered = "\n\n".join(
+        f"Perspective {i} ({v.viewpoint}; cites {''.join(f'[{n}]' for n in v.citations) or 'nothing'}): "
+        f"{v.argument}" for i, v in enumerate(views, 1))
+    synthesis = run.task("synthesis", Synthesis, question=run.question, perspectives=rendered,
+                         evidence=render_evidence(evidence, only=cited))
+    run.note("perspectives", viewpoints=[v.viewpoint for v in views], cited=cited)
+    answer = run.checked("creative", synthesis.answer, evidence, synthesis.citations, allowed=cited)
     answer.perspectives = views
     return answer
 
@@ -321,11 +336,18 @@ def quantitative(run: Run) -> Answer | None:
     scope = "".join(f" in {v:g}" if isinstance(v, float) else f" at {v}" for v in plan.where.values())
     scope += f" ({plan.scope})" if plan.scope else ""
     wants_total = bool(_TOTAL.search(question)) or question_op(question) in ("sum", "count")
+    counted = _HOW_MANY.search(question)
+    noun = _words(counted.group("noun")) if counted else set()
+    counts_rows = bool(plan.label and noun & _words(plan.label) and not noun & _words(plan.column))
     if _AVERAGE.search(question):
         aggregation = run.ports.tables.aggregate(plan.table.table_id, plan.column, "avg", plan.where)
         if aggregation.value is not None:
             parts.append(f"{plan.column}: {aggregation.value:.2f} on average over {aggregation.rows} "
                          f"{_plural(plan.label or 'row')}{scope}")
+    elif counts_rows and plan.label:  # "how many sites ...": the counted noun names the rows
+        aggregation = run.ports.tables.aggregate(plan.table.table_id, plan.label, "count", plan.where)
+        if aggregation.value is not None:
+            parts.append(f"{aggregation.value:g} {_plural(plan.label)}{scope}")
     elif wants_total:
         aggregation = run.ports.tables.aggregate(plan.table.table_id, plan.column, "sum", plan.where)
         if aggregation.value is not None and aggregation.rows == 1:

@@ -25,7 +25,15 @@ from reasoning.decompose import decompose
 from reasoning.levels import NESTED, bridge, creative, predictive, quantitative, question_op
 from reasoning.types import Answer
 
-__all__ = ["classify", "heuristic_class", "route"]
+__all__ = ["SUBTYPES", "classify", "heuristic_class", "route"]
+
+SUBTYPES: dict[str, tuple[str, ...]] = {
+    "bridging": ("bridg", "multi-hop", "multihop"),
+    "comparative": ("compar",),
+    "quantitative": ("quantit", "aggregat", "count"),
+    "summarising": ("summar",),
+}
+"""The linkable subtypes the classifier offers, with the stems an LLM's spelling of each starts with."""
 
 _PREDICTIVE = re.compile(r"\b(predict\w*|forecast\w*|projection|expect(?:ed|s)?|anticipate\w*|next year|"
                          r"in the coming|trend|future|by 20\d\d|likely to)\b", re.I)
@@ -67,8 +75,11 @@ def classify(run: Run) -> tuple[str, str, str]:
             return "predictive", "", "offline heuristic"
         return label, subtype, "offline heuristic"
     out = run.task("question_class", QuestionClass, question=run.question)
-    subtype = out.subtype.strip().lower()
-    if out.label == "linkable" and not subtype and question_op(run.question):
+    if out.label != "linkable":
+        return out.label, "", "llm"
+    said = out.subtype.strip().lower()
+    subtype = next((name for name, stems in SUBTYPES.items() if said.startswith(stems)), "")
+    if not subtype and question_op(run.question):
         subtype = "quantitative"
     return out.label, subtype, "llm"
 
@@ -92,9 +103,9 @@ def route(run: Run) -> Answer:
         answer, chosen = creative(run), "creative"
     elif label == "linkable":
         found: tuple[Answer | None, str] = (None, "")
-        if subtype.startswith(("quantitative", "aggregat", "count")):
+        if subtype == "quantitative":
             found = quantitative(run), "quantitative"
-        elif subtype.startswith("bridg") and NESTED.search(run.question):
+        elif subtype == "bridging" and NESTED.search(run.question):
             found = bridge(run), "bridge"
         answer, chosen = (found[0], found[1]) if found[0] else (decompose(run), "decompose")
     else:

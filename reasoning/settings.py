@@ -12,9 +12,11 @@ class ReasoningSettings(BaseModel):
 
     Algorithm 1: ``max_steps`` (N = 5), ``atom_k`` (K, 4 per atomic query) and ``atom_threshold``
     (delta = 0.5, cosine). Flat retrieval (R): ``flat_k`` = 16 at ``flat_threshold`` = 0.2. Hierarchical
-    retrieval (H-R): ``hier_k`` = 8 chunks at ``hier_threshold`` = 0.5, plus ``atom_k`` via atoms.
+    retrieval (H-R): ``hier_k`` = 8 chunks at ``hier_threshold`` = 0.5, plus ``atom_k`` = 4 more through
+    atoms per atomic query (:attr:`hr_k`).
     Algorithm 2: ``explore_k`` (K' > K), ``explore_threshold`` (delta' < delta), ``ucb_alpha``,
-    ``rollouts`` per question.
+    ``rollouts`` per question, and ``proposal_temperature`` for sampling diverse proposals (the paper's
+    0.7 for diverse generation; its answering steps use 0).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -28,9 +30,15 @@ class ReasoningSettings(BaseModel):
     hier_k: int = Field(default=8, ge=1)
     hier_threshold: float = 0.5
     hybrid_k: int = Field(default=8, ge=1)
-    answer_k: int = Field(default=8, ge=1)
     explore_k: int = Field(default=8, ge=1)
     explore_threshold: float = 0.3
     ucb_alpha: float = 1.0
+    proposal_temperature: float = Field(default=0.7, gt=0.0)
     rollouts: int = Field(default=3, ge=1)
     perspectives: tuple[str, ...] = ("a domain expert", "a sceptical reviewer", "a practitioner")
+
+    @property
+    def hr_k(self) -> int:
+        """H-R's chunk budget for one query: ``hier_k`` directly plus ``atom_k`` through the atoms of the query
+        itself (path b of Figure 11 uses the question, or a follow-up, as its atomic query)."""
+        return self.hier_k + self.atom_k

@@ -4,14 +4,17 @@ Trajectories are collected per question with UCB context sampling: the score dic
 each chunk met through an atom whose similarity to the proposals was below delta (but above delta'), the
 sum of those similarities; the visit dictionary V counts how often each chunk entered a context (initially 1).
 At step t the chunk ``argmax_c S(c) + alpha * sqrt(ln t / V(c))`` (outside the context) is shown to the
-proposer with the context, which diversifies the proposals. S and V persist across a question's rollouts.
+proposer with the context, which diversifies the proposals; so does sampling them at
+``proposal_temperature`` > 0, each rollout a fresh draw. S and V persist across a question's rollouts.
 Each trajectory's answer is scored against the gold answers.
 
-Export, in OpenAI's fine-tuning chat format: SFT examples ``{"messages": [..., assistant]}`` from the
-chosen proposals of the best-scored trajectories, and DPO pairs ``{"input": {"messages": [...]},
-"preferred_output": [assistant], "non_preferred_output": [assistant]}`` from two proposals chosen in the
-same state whose trajectories scored differently. A model fine-tuned on them is used by naming it for the
-proposal task: ``LLMSettings(task_models={"question_proposals": "ft:..."})``.
+A state is the question with its context C(t-1) (the chunk ids, in order); its prompt is the proposer's
+input as Algorithm 1 gives it at inference, without the sampled chunk. A proposal chosen in a state scores
+the mean of the trajectories that chose it there. Export, in OpenAI's fine-tuning chat format: SFT examples
+``{"messages": [..., assistant]}`` from the chosen proposals of the best-scored trajectories, and DPO pairs
+``{"input": {"messages": [...]}, "preferred_output": [assistant], "non_preferred_output": [assistant]}``,
+every higher- against every lower-scored proposal of the same state. A model fine-tuned on them is used
+by naming it for the proposal task: ``LLMSettings(task_models={"question_proposals": "ft:..."})``.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ __all__ = [
     "UCBState",
     "collect_trajectories",
     "dpo_pairs",
+    "proposal_scores",
     "sft_examples",
     "write_training_data",
 ]
@@ -80,7 +84,8 @@ class UCBState:
 
 
 class TrajectoryStep(BaseModel):
-    """One proposal step: the state shown (context and sampled chunk), the prompt, and what was chosen."""
+    """One proposal step: the state (question and context), the chunk sampled into the proposer's view,
+    the state's prompt (the proposer's input at inference: no sampled chunk), and what was chosen."""
 
     index: int
     context_chunk_ids: list[str]
@@ -118,6 +123,24 @@ class PreferencePair(BaseModel):
     non_preferred_output: list[dict[str, str]]
 
 
+def _proposals(run: Run, context: list[Hit], sampled: Hit | None, draw: int
+               ) -> tuple[list[Message], QuestionProposals]:
+    """Line 6: the state's prompt, and proposals sampled from it with the sampled chunk added to the view.
+
+    ``kg.llm`` has no cache bypass, so the draw number joins the cache key through ``prompt_version``:
+    every rollout samples afresh at ``proposal_temperature``, and a re-run replays the same draws.
+    """
+    s = run.settings
+    state, version = run.messages("question_proposals", question=run.question, context=render_evidence(context),
+                                  max_proposals=s.max_proposals)
+    shown = state if sampled is None else run.messages(
+        "question_proposals", question=run.question, context=render_evidence([*context, sampled]),
+        max_proposals=s.max_proposals)[0]
+    out = run.llm.complete_structured("question_proposals", shown, QuestionProposals,
+                                      prompt_version=f"{version}/draw {draw}", temperature=s.proposal_temperature)
+    return state, out
+
+
 def _rollout(run: Run, state: UCBState, rollout: int, qid: str, gold: Sequence[str], scorer: Scorer) -> Trajectory:
     s = run.settings
     traj = Trajectory(question_id=qid, question=run.question, rollout=rollout, gold=list(gold))
@@ -126,10 +149,7 @@ def _rollout(run: Run, state: UCBState, rollout: int, qid: str, gold: Sequence[s
     for t in range(1, s.max_steps + 1):
         used = [h.chunk_id for h in context]
         sampled = state.choose(t, s.ucb_alpha, exclude=used)
-        shown = context + ([state.hits[sampled]] if sampled else [])
-        messages, version = run.messages("question_proposals", question=run.question,
-                                         context=render_evidence(shown), max_proposals=s.max_proposals)
-        out = run.llm.complete_structured("question_proposals", messages, QuestionProposals, prompt_version=version)
+        messages, out = _proposals(run, context, state.hits[sampled] if sampled else None, rollout)
         proposals = list(dict.fromkeys(p.strip() for p in out.proposals if p.strip()))[: s.max_proposals]
         step = TrajectoryStep(index=t, context_chunk_ids=used, sampled_chunk_id=sampled, messages=list(messages),
                               proposals=proposals, sufficient=out.sufficient)
@@ -166,14 +186,15 @@ def _rollout(run: Run, state: UCBState, rollout: int, qid: str, gold: Sequence[s
 
 def collect_trajectories(
     question: str, gold: Sequence[str], *, question_id: str, store: GraphStore, llm: LLM, ports: Ports,
-    settings: ReasoningSettings, scorer: Scorer,
+    settings: ReasoningSettings, scorer: Scorer, state: UCBState | None = None,
 ) -> list[Trajectory]:
-    """``settings.rollouts`` trajectories of Algorithm 2 for one question, sharing S and V."""
+    """``settings.rollouts`` trajectories of Algorithm 2 for one question, sharing S and V (``state``,
+    a fresh one unless given)."""
     if llm.offline:
         raise ConfigError("collecting decomposer training data needs an LLM: set STRATA_LLM_BASE_URL")
-    state = UCBState()
+    shared = UCBState() if state is None else state
     run = Run(question=question, store=store, llm=llm, ports=ports, settings=settings)
-    return [_rollout(run, state, r, question_id, gold, scorer) for r in range(settings.rollouts)]
+    return [_rollout(run, shared, r, question_id, gold, scorer) for r in range(settings.rollouts)]
 
 
 def _assistant(proposal: str) -> list[dict[str, str]]:
@@ -193,20 +214,29 @@ def sft_examples(trajectories: Sequence[Trajectory], *, min_score: float = 0.5) 
     ]
 
 
-def dpo_pairs(trajectories: Sequence[Trajectory]) -> list[PreferencePair]:
-    """Pairs of different proposals chosen in the same state (same prompt), the higher-scored preferred."""
-    by_state: dict[str, list[tuple[float, str, list[Message]]]] = {}
+def proposal_scores(trajectories: Sequence[Trajectory]
+                    ) -> dict[tuple[str, tuple[str, ...]], tuple[list[Message], dict[str, float]]]:
+    """Per state (question id, context chunk ids): its prompt, and each proposal chosen there with the mean
+    score of the trajectories that chose it."""
+    seen: dict[tuple[str, tuple[str, ...]], tuple[list[Message], dict[str, list[float]]]] = {}
     for traj in trajectories:
         for step in traj.steps:
             if step.chosen_proposal:
-                key = json.dumps(step.messages, sort_keys=True)
-                by_state.setdefault(key, []).append((traj.score, step.chosen_proposal, step.messages))
+                key = (traj.question_id, tuple(step.context_chunk_ids))
+                _, scores = seen.setdefault(key, (step.messages, {}))
+                scores.setdefault(step.chosen_proposal, []).append(traj.score)
+    return {key: (messages, {p: sum(v) / len(v) for p, v in scores.items()})
+            for key, (messages, scores) in seen.items()}
+
+
+def dpo_pairs(trajectories: Sequence[Trajectory]) -> list[PreferencePair]:
+    """Every higher- against every lower-scored proposal chosen in the same state."""
     pairs = []
-    for options in by_state.values():
-        for (sa, pa, messages), (sb, pb, _) in combinations(options, 2):
-            if sa == sb or pa == pb:
+    for messages, scores in proposal_scores(trajectories).values():
+        for (pa, sa), (pb, sb) in combinations(scores.items(), 2):
+            if sa == sb:
                 continue
-            (hi, lo) = (pa, pb) if sa > sb else (pb, pa)
+            hi, lo = (pa, pb) if sa > sb else (pb, pa)
             pairs.append(PreferencePair(input={"messages": list(messages)}, preferred_output=_assistant(hi),
                                         non_preferred_output=_assistant(lo)))
     return pairs

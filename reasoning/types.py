@@ -114,6 +114,9 @@ class Forecast(BaseModel):
     """An L3 answer's transparent forecast: the yearly series, the least-squares line and the prediction."""
 
     series: list[tuple[int, float]]
+    measure: str
+    """What the series holds: a table column's values, values found in the evidence, or the number of
+    evidence sentences dated each year (a proxy, named as such in the answer)."""
     slope: float
     intercept: float
     target_year: int

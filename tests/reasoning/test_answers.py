@@ -4,16 +4,19 @@ text, invalid markers are dropped and reported, offline answers are extractive a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 import pytest
 
 from kg.errors import ReasoningError
 from kg.llm import LLM, OfflineLLM
-from kg.retrieval.base import Hit
+from kg.retrieval.base import Hit, RetrievalFilter
 from kg.testing import ScriptedLLMServer
 from reasoning import METHODS, ReasoningSettings, answer
-from reasoning.evidence import check_citations
+from reasoning.bindings import default_ports
+from reasoning.evidence import MARKER, MARKER_GROUP, check_citations, marker_numbers, strip_markers
 from reasoning.extract import extract, sentences_of
+from reasoning.ports import ChunkRetriever
 from tests.reasoning.conftest import EMBEDDER, Graph
 
 QUESTION = "Who was the first host of Morning Edition on National Public Radio?"
@@ -34,6 +37,33 @@ def test_check_citations_keeps_given_markers_and_maps_claims() -> None:
     assert cites[0].claims == ["Bob Edwards was first."] and cites[1].claims == ["Montagne came later."]
     assert cites[0].text == evidence[0].text
     assert check_citations("No evidence [1].", []) == ("No evidence.", [], [1])
+
+
+@pytest.mark.parametrize(("written", "normalised", "dropped"), [
+    ("Both [1, 3].", "Both [1][3].", []),
+    ("Both [1\uff0c3] and [2\u30014].", "Both [1][3] and [2][4].", []),  # full-width comma, 、
+    ("Range [2-4].", "Range [2][3][4].", []),
+    ("Range [3\u20136].", "Range [3][4].", [5, 6]),  # en dash
+    ("Adjacent [1][2].", "Adjacent [1][2].", []),
+    ("Full width 【2】 and \uff3b4\uff3d.", "Full width [2] and [4].", []),
+    ("Mixed [1, 2-3, 9].", "Mixed [1][2][3].", [9]),
+    ("Gone [0, 7] here.", "Gone here.", [0, 7]),
+    ("Years [1900-1990] are no range.", "Years are no range.", [1900, 1990]),
+])
+def test_check_citations_reads_lists_ranges_and_full_width_markers(written: str, normalised: str,
+                                                                    dropped: list[int]) -> None:
+    evidence = [hit(n, f"Fact number {n}.") for n in range(1, 5)]
+    text, cites, lost = check_citations(written, evidence)
+    assert (text, lost) == (normalised, dropped)
+    assert [c.marker for c in cites] == sorted({int(m) for m in MARKER.findall(normalised)})
+    assert all(c.text == evidence[c.marker - 1].text and c.claims for c in cites)
+    assert marker_numbers("4-2") == [4, 2] and not MARKER_GROUP.search(strip_markers(written))
+
+
+def test_check_citations_limited_to_allowed_numbers() -> None:
+    evidence = [hit(n, f"Fact number {n}.") for n in range(1, 4)]
+    text, cites, dropped = check_citations("A [1, 2]. B [3].", evidence, listed=[2], allowed={1, 3})
+    assert (text, [c.marker for c in cites], dropped) == ("A [1]. B [3].", [1, 3], [2])
 
 
 def test_offline_extraction_takes_a_short_span_across_the_top_hits() -> None:
@@ -60,9 +90,11 @@ def test_offline_choice_picks_the_better_supported_option() -> None:
     texts = ["Morning Edition is a radio news program.", "Weekend Edition is broadcast on weekends."]
     assert extract("Which is a radio news program, Weekend Edition or Morning Edition?", texts).span == \
         "Morning Edition"
-    bands = ["The Exies were formed in 1997 in Los Angeles.", "Circus Diablo was formed in 2004."]
-    assert extract("Which band was formed first, The Exies or Circus Diablo?", bands).span == "The Exies"
-    assert extract("Which band was formed later, The Exies or Circus Diablo?", bands).span == "Circus Diablo"
+    clubs = ["The Larch Rovers were founded in 1911 in Dunmore.", "Kestrel Athletic was founded in 1958."]
+    assert extract("Which club was founded first, The Larch Rovers or Kestrel Athletic?", clubs).span == \
+        "The Larch Rovers"
+    assert extract("Which club was founded later, The Larch Rovers or Kestrel Athletic?", clubs).span == \
+        "Kestrel Athletic"
 
 
 def test_naive_r_citations_only_point_at_text_given_to_the_llm(
@@ -118,6 +150,33 @@ def test_naive_hr_adds_chunks_found_through_atoms(graph: Graph, server: Scripted
     assert graph.chunks["bob"] in {h.chunk_id for h in out.evidence}
     assert {s.path for h in out.evidence for s in h.sources} <= {"chunk", "atom"}
     assert len({h.chunk_id for h in out.evidence}) == len(out.evidence)
+
+
+@dataclass
+class Recorded:
+    """A retrieval port that notes the budget ``k`` each call asks of the real retriever it wraps."""
+
+    inner: ChunkRetriever
+    budgets: list[int] = field(default_factory=list)
+
+    def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
+        self.budgets.append(k)
+        return self.inner.retrieve(question, k=k, where=where)
+
+
+def test_r_and_hr_retrieve_with_the_paper_budgets(graph: Graph) -> None:
+    settings = ReasoningSettings()
+    assert (settings.flat_k, settings.flat_threshold, settings.hier_k, settings.hier_threshold, settings.atom_k,
+            settings.hr_k) == (16, 0.2, 8, 0.5, 4, 12)
+    real = default_ports(graph.store, EMBEDDER, None, settings)
+    for method, expected in [("naive-r", 16), ("self-ask-r", 16), ("naive-hr", 12), ("self-ask-hr", 12)]:
+        flat, hierarchical = Recorded(real.flat), Recorded(real.hierarchical)
+        ports = replace(real, flat=flat, hierarchical=hierarchical)
+        answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=OfflineLLM(), method=method, ports=ports)
+        assert flat.budgets + hierarchical.budgets == [expected], method
+    # H-R keeps every chunk of both paths: 8 direct plus the 4 found through the question's atoms.
+    found = real.hierarchical.retrieve(QUESTION, k=settings.hr_k)
+    assert found == real.hierarchical.retrieve_hierarchical(QUESTION)
 
 
 @pytest.mark.parametrize("method", [m for m in METHODS if m != "auto"])

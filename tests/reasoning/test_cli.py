@@ -1,10 +1,12 @@
-"""``strata ask`` on a real Neo4j (the test server), offline: an extractive answer that says so."""
+"""``strata ask`` on a real Neo4j (the test server), offline: an extractive answer that says so; and
+``strata eval qa`` offline, in its own throwaway Neo4j."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import kg.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
@@ -37,3 +39,40 @@ def test_ask_offline_json_and_text(store: GraphStore, neo4j_server: TestServer, 
     assert data["citations"][0]["title"] and data["citations"][0]["char_end"] > 0
     text = runner.invoke(app, ["ask", "Who was the first host of Morning Edition?", "--trace"], env=env)
     assert text.exit_code == 0 and "offline extractive answer" in text.output
+
+
+def _record(qid: str, question: str, answer: str, paragraphs: dict[str, list[str]]) -> dict[str, object]:
+    first = next(iter(paragraphs))
+    return {"_id": qid, "question": question, "answer": answer, "type": "bridge", "level": "easy",
+            "supporting_facts": [[first, 0]], "context": [[t, sents] for t, sents in paragraphs.items()]}
+
+
+@pytest.mark.slow
+def test_eval_qa_offline_writes_the_report_and_chart(tmp_path: Path) -> None:
+    dataset = tmp_path / "tiny.json"
+    dataset.write_text(json.dumps([
+        _record("q1", "Which river runs through Velmora?", "the Ostra",
+                {"Velmora": ["Velmora is a town on the Ostra river.", "It has a stone bridge."],
+                 "Ostra": ["The Ostra is a river in the northern hills."]}),
+        _record("q2", "Who founded the Kestrel Lantern Guild?", "Imre Dovan",
+                {"Kestrel Lantern Guild": ["The Kestrel Lantern Guild was founded by Imre Dovan in 1884."]}),
+        _record("q3", "What colour is the Brannoch flag?", "green",
+                {"Brannoch": ["The Brannoch flag is green with a white star."]}),
+    ]), "utf-8")
+    out = tmp_path / "out" / "qa.json"
+    env = {"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": "", "STRATA_EMBEDDER": "hash"}
+    result = CliRunner().invoke(app, ["eval", "qa", "--dataset", str(dataset), "--methods", "naive-r,zero-shot-cot",
+                                      "--limit", "2", "--json", str(out)], env=env)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text("utf-8"))
+    assert set(report) == {"dataset", "n_questions", "llm", "results"}
+    assert report["dataset"] == "tiny.json" and report["n_questions"] == 2
+    assert set(report["results"]) == {"naive-r", "zero-shot-cot"}
+    for scores in report["results"].values():
+        assert set(scores) == {"em", "f1", "precision", "recall", "accuracy", "llm_calls_per_question",
+                               "tokens_per_question"}
+        assert all(0.0 <= scores[k] <= 1.0 for k in ("em", "f1", "precision", "recall"))
+        assert scores["accuracy"] is None and scores["llm_calls_per_question"] == 0.0
+    assert report["results"]["naive-r"]["recall"] > 0  # extractive answers from the loaded passages
+    chart = out.with_suffix(".png")
+    assert chart.is_file() and chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -8,12 +8,16 @@ from pathlib import Path
 import pytest
 
 from kg.distill import distill
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
 from kg.ingest import Ingestor
 from kg.llm import LLM, OfflineLLM
 from kg.testing import ScriptedLLMServer
-from reasoning import answer
+from reasoning import ReasoningSettings, answer
+from reasoning.bindings import default_ports
+from reasoning.core import Run
 from reasoning.levels import fit_trend, question_op, yearly_series
-from reasoning.router import heuristic_class
+from reasoning.router import SUBTYPES, classify, heuristic_class
 from tests.reasoning.conftest import ATOMS, EMBEDDER, Graph
 
 TABLE_DOCS = {
@@ -58,6 +62,23 @@ def tables(graph: Graph, tmp_path: Path) -> Graph:
 ])
 def test_heuristic_classifier(question: str, expected: tuple[str, str]) -> None:
     assert heuristic_class(question) == expected
+
+
+def test_llm_subtypes_become_the_linkable_subtypes_the_prompt_offers(
+        store: GraphStore, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    settings = ReasoningSettings()
+    llm = make_model()
+    run = Run(question="Who hosted the show that Bob Edwards started?", store=store, llm=llm, settings=settings,
+              ports=default_ports(store, EMBEDDER, None, settings))
+    for label, said, expected in [("linkable", "Comparison", "comparative"), ("linkable", "bridging", "bridging"),
+                                  ("linkable", "multi-hop", "bridging"), ("linkable", "summarization", "summarising"),
+                                  ("linkable", "aggregation", "quantitative"), ("linkable", "temporal", ""),
+                                  ("factual", "bridging", "")]:
+        server.script("question_class", {"label": label, "subtype": said})
+        assert classify(run) == (label, expected, "llm"), said
+    prompt = str(server.chat_requests("question_class")[0].body["messages"])
+    assert all(name in prompt for name in SUBTYPES) and set(SUBTYPES) == {
+        "bridging", "comparative", "quantitative", "summarising"}
 
 
 def test_question_op() -> None:
@@ -109,6 +130,31 @@ def test_quantitative_answers_name_the_row_and_the_total(tables: Graph) -> None:
     assert one.aggregation is not None and one.aggregation.value == 9.0 and one.aggregation.where == "site=South Bay"
     avg = answer("What is the average of approvals?", store=tables.store, embedder=EMBEDDER, llm=OfflineLLM())
     assert avg.aggregation is not None and avg.aggregation.value == pytest.approx(13.0)
+
+
+def test_how_many_counts_rows_when_the_counted_noun_names_them(tables: Graph) -> None:
+    out = answer("How many sites are in the failure report?", store=tables.store, embedder=EMBEDDER,
+                 llm=OfflineLLM())
+    assert out.method == "auto:quantitative" and out.aggregation is not None
+    assert (out.aggregation.op, out.aggregation.column, out.aggregation.value) == ("count", "site", 3.0)
+    assert out.answer.startswith("3 sites")
+
+
+def test_predictive_from_dated_sentences_forecasts_their_count_and_says_so(store: GraphStore,
+                                                                          tmp_path: Path) -> None:
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    (tmp_path / "lab.md").write_text("# Harbour lab\n\nThe harbour lab opened in 2019. Divers surveyed the reef "
+                                     "in 2020. The lab was renamed in 2020. A storm closed it in 2021.\n", "utf-8")
+    assert Ingestor(store, EMBEDDER, chunk_tokens=200).load([tmp_path]).failed == 0
+    store.write("meta/await_indexes", timeout_s=60)
+    out = answer("How many reef surveys will the harbour lab run in 2023?", store=store, embedder=EMBEDDER,
+                 llm=OfflineLLM())
+    fc = out.forecast
+    assert out.method == "auto:predictive" and fc is not None
+    assert fc.series == [(2019, 1.0), (2020, 2.0), (2021, 1.0)] and fc.target_year == 2023
+    assert fc.measure == "number of evidence sentences dated each year"
+    assert out.answer.startswith("Forecast of the number of evidence sentences dated each year, not of the "
+                                 "quantity asked")
 
 
 def test_bridging_around_a_superlative_ranks_then_bridges(tables: Graph) -> None:
@@ -173,18 +219,21 @@ def test_predictive_with_llm_explains_the_forecast(
     assert "2019: 10" in prompt and "forecast for 2024: 20.00" in prompt
 
 
-def test_creative_runs_perspectives_then_a_cited_synthesis(
+def test_creative_runs_perspectives_then_a_synthesis_citing_only_what_they_cite(
         graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
     server.script("question_class", {"label": "creative"})
     server.script("perspective", {"viewpoint": "v", "argument": "Use reruns [1] and guests [9].", "citations": [1]})
-    server.script("synthesis", {"answer": "Combine reruns and guests [1][5].", "citations": [1]})
+    # [2] is evidence the perspective agents saw but none cited: the synthesis never saw it, so it cannot cite it.
+    server.script("synthesis", {"answer": "Combine reruns and guests [1, 2]【5】.", "citations": [1, 2]})
     out = answer("Suggest ideas to renew Morning Edition", store=graph.store, embedder=EMBEDDER, llm=make_model())
-    assert out.method == "auto:creative" and len(out.perspectives) == 3
+    assert out.method == "auto:creative" and len(out.perspectives) == 3 and len(out.evidence) >= 2
     assert len(server.chat_requests("perspective")) == 3
     assert all("[9]" not in p.argument and p.citations == [1] for p in out.perspectives)
-    assert out.dropped_markers == [5] and [c.marker for c in out.citations] == [1]
+    assert out.answer == "Combine reruns and guests [1]." and out.dropped_markers == [2, 5]
+    assert [c.marker for c in out.citations] == [1] and out.citations[0].text == out.evidence[0].text
     synthesis_prompt = str(server.chat_requests("synthesis")[0].body["messages"][-1]["content"])
-    assert synthesis_prompt.count("Perspective ") == 3
+    assert synthesis_prompt.count("Perspective ") == 3 and "cites [1]" in synthesis_prompt
+    assert out.evidence[0].text in synthesis_prompt and out.evidence[1].text not in synthesis_prompt
 
 
 def test_creative_offline_says_an_llm_is_needed(graph: Graph) -> None:
