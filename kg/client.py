@@ -106,6 +106,11 @@ class Strata:
 
         Explicit arguments win over ``settings``; with neither, settings come from the environment.
         ``budget_tokens`` stops the job's LLM work cleanly before it would exceed that many tokens.
+
+        Example::
+
+            kb = Strata.connect(kb="pharma")                                   # local Neo4j, started if needed
+            kb = Strata.connect(uri="neo4j+s://x.databases.neo4j.io", password=secret)   # an existing server
         """
         overrides: dict[str, Any] = {}
         if kb is not None:
@@ -126,6 +131,7 @@ class Strata:
         return cls(base, store, chosen, endpoint, model)
 
     def close(self) -> None:
+        """Close the LLM client and the Neo4j driver (``with`` does this)."""
         self.llm.close()
         self.store.close()
 
@@ -144,7 +150,13 @@ class Strata:
         password: str | None = None,
         progress: Progress | None = None,
     ) -> LoadReport:
-        """Load files and folders; unchanged files are skipped, changed ones replaced."""
+        """Load files and folders; unchanged files are skipped, changed ones replaced.
+
+        Example::
+
+            report = kb.load(["handbook.pdf", "notes/"], include=["*.md", "*.pdf"])
+            print(report.summary(), [f.path for f in report.files if f.error])
+        """
         ingestor = Ingestor(
             self.store, self.embedder, batch_size=self.settings.batch_size,
             chunk_tokens=self.settings.chunk_tokens, chunk_overlap=self.settings.chunk_overlap,
@@ -163,39 +175,92 @@ class Strata:
         force: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
     ) -> DistillReport:
-        """Build the distilled layers (see :func:`kg.distill.distill`) with the configured LLM, or offline."""
+        """Build the distilled layers (see :func:`kg.distill.distill`) with the configured LLM, or offline.
+
+        Example::
+
+            report = kb.distill(layers=["atoms", "triples", "tables", "tags", "pseudograph"])
+            print(report.to_json()["layers"]["atoms"]["created"])
+        """
         from kg.distill import distill
 
         return distill(self.store, self.embedder, self.llm, layers=layers, document_ids=document_ids,
                        progress=progress, batch_size=self.settings.batch_size, config=config, force=force)
 
+    def find(self, key: str) -> DocumentInfo | None:
+        """The document with id ``key``, or loaded from the file ``key`` names; ``None`` if there is none.
+
+        Sources are stored as absolute paths, so a relative path is read from the current folder::
+
+            doc = kb.find("notes/handbook.md")      # same as kb.find("/home/me/notes/handbook.md")
+        """
+        for candidate in dict.fromkeys([key, str(Path(key).expanduser().resolve())]):
+            rows = self.store.read("graph/find_document", key=candidate)
+            if rows:
+                return DocumentInfo(**rows[0])
+        return None
+
     def delete(self, key: str) -> DocumentInfo:
-        """Delete a document (by id or source path) and everything derived only from it."""
-        rows = self.store.read("graph/find_document", key=key)
-        if not rows:
+        """Delete a document (by id or source path, see :meth:`find`) and everything derived only from it.
+
+        Example::
+
+            removed = kb.delete("notes/old-handbook.md")
+            print(removed.title, removed.chunks)
+        """
+        doc = self.find(key)
+        if doc is None:
             raise StrataError(f"no document with id or source {key!r}")
-        doc = DocumentInfo(**rows[0])
         delete_documents(self.store, [doc.id])
         return doc
 
     def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
+        """The loaded documents, ordered by source, a page at a time.
+
+        Example::
+
+            for doc in kb.documents():
+                print(doc.title, doc.pages, doc.chunks)
+        """
         return [DocumentInfo(**row) for row in self.store.read("graph/list_documents", skip=skip, limit=limit)]
 
     def ask(self, question: str, *, method: str = "auto", settings: ReasoningSettings | None = None) -> Answer:
-        """Answer ``question`` with citations (see :func:`reasoning.answer`); the LLM comes from the settings."""
+        """Answer ``question`` with citations (see :func:`reasoning.answer`); the LLM comes from the settings.
+
+        Example::
+
+            answer = kb.ask("Which site had the most gearbox failures in 2024?")
+            print(answer.answer)
+            for c in answer.citations:
+                print(c.marker, c.title, c.page, c.char_start, c.char_end)
+        """
         from reasoning import answer
 
         return answer(question, store=self.store, embedder=self.embedder, llm=self.llm, method=method,
                       settings=settings)
+
     def retrieve(self, question: str, *, method: str = "strata", k: int = 5,
                  where: RetrievalFilter | None = None, **settings: Any) -> list[Hit]:
-        """The top ``k`` chunks for ``question`` by a :data:`kg.retrieval.METHODS` method, with explanations."""
+        """The top ``k`` chunks for ``question`` by a :data:`kg.retrieval.METHODS` method, with explanations.
+
+        Example::
+
+            for hit in kb.retrieve("gearbox oil sampling interval", k=3):
+                print(round(hit.score, 3), hit.title, hit.page, [s.path for s in hit.sources])
+        """
         from kg.retrieval import make_retriever
 
         return make_retriever(method, self.store, self.embedder, llm=self.llm, **settings).retrieve(
             question, k=k, where=where)
 
     def stats(self) -> Stats:
+        """Node and relationship counts, per label and per layer, and every index's state.
+
+        Example::
+
+            stats = kb.stats()
+            print(stats.by_layer(), stats.schema.embedder)
+        """
         nodes = {label: self.store.query(cypher.render("meta/count_label", label=label))[0]["count"]
                  for label in sorted(cypher.LABELS)}
         rels = {rel: self.store.query(cypher.render("meta/count_rel", rel=rel))[0]["count"]
@@ -204,28 +269,57 @@ class Strata:
 
 
 class AsyncStrata:
-    """The same client for asyncio code: each call runs the sync client in a worker thread."""
+    """The same client for asyncio code: each call runs the sync client in a worker thread.
+
+    Example::
+
+        async with await AsyncStrata.connect(kb="pharma") as kb:
+            await kb.load(["sops/"])
+            answer = await kb.ask("Who releases a batch?")
+    """
 
     def __init__(self, sync: Strata) -> None:
         self.sync = sync
 
     @classmethod
     async def connect(cls, settings: Settings | None = None, **kwargs: Any) -> AsyncStrata:
+        """:meth:`Strata.connect` in a worker thread (same arguments)."""
         return cls(await asyncio.to_thread(Strata.connect, settings, **kwargs))
 
     async def load(self, paths: Iterable[str | Path], **kwargs: Any) -> LoadReport:
+        """:meth:`Strata.load` in a worker thread: ``report = await kb.load(["handbook.pdf"])``."""
         return await asyncio.to_thread(self.sync.load, list(paths), **kwargs)
 
+    async def distill(self, **kwargs: Any) -> DistillReport:
+        """:meth:`Strata.distill` in a worker thread."""
+        return await asyncio.to_thread(self.sync.distill, **kwargs)
+
+    async def ask(self, question: str, **kwargs: Any) -> Answer:
+        """:meth:`Strata.ask` in a worker thread: ``answer = await kb.ask("Why did turbine K-07 stop?")``."""
+        return await asyncio.to_thread(self.sync.ask, question, **kwargs)
+
+    async def retrieve(self, question: str, **kwargs: Any) -> list[Hit]:
+        """:meth:`Strata.retrieve` in a worker thread: ``hits = await kb.retrieve("oil sampling", k=3)``."""
+        return await asyncio.to_thread(self.sync.retrieve, question, **kwargs)
+
+    async def find(self, key: str) -> DocumentInfo | None:
+        """:meth:`Strata.find` in a worker thread."""
+        return await asyncio.to_thread(self.sync.find, key)
+
     async def delete(self, key: str) -> DocumentInfo:
+        """:meth:`Strata.delete` in a worker thread."""
         return await asyncio.to_thread(self.sync.delete, key)
 
-    async def documents(self) -> list[DocumentInfo]:
-        return await asyncio.to_thread(self.sync.documents)
+    async def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
+        """:meth:`Strata.documents` in a worker thread."""
+        return await asyncio.to_thread(self.sync.documents, skip=skip, limit=limit)
 
     async def stats(self) -> Stats:
+        """:meth:`Strata.stats` in a worker thread."""
         return await asyncio.to_thread(self.sync.stats)
 
     async def aclose(self) -> None:
+        """Close the client (``async with`` does this)."""
         await asyncio.to_thread(self.sync.close)
 
     async def __aenter__(self) -> AsyncStrata:

@@ -15,19 +15,25 @@ STRATA_NEO4J_PASSWORD           its password
 STRATA_NEO4J_DATABASE           its database (default: the server's default database)
 STRATA_NEO4J_BOLT_PORT          local server's Bolt port (default 7687)
 STRATA_NEO4J_HTTP_PORT          local server's HTTP port (default 7474)
-STRATA_NEO4J_HEAP               local server's JVM heap, e.g. 1g (default 1g)
-STRATA_NEO4J_PAGECACHE          local server's page cache, e.g. 512m (default 512m)
+STRATA_NEO4J_HEAP               local server's JVM heap, e.g. 1g (default RAM/8 within 512m..4g)
+STRATA_NEO4J_PAGECACHE          local server's page cache, e.g. 512m (default RAM/16 within 256m..2g)
+STRATA_NEO4J_LOCAL_PASSWORD     password the local server is created with (default: a generated one)
 STRATA_LLM_BASE_URL             OpenAI-compatible endpoint; unset means offline mode
 STRATA_LLM_MODEL                chat model name
 STRATA_LLM_API_KEY              API key (or OPENAI_API_KEY)
+STRATA_LLM_TEMPERATURE          sampling temperature (default 0)
+STRATA_LLM_MAX_TOKENS           completion tokens per call (default 2048)
+STRATA_LLM_MAX_RETRIES          retries on 429, 5xx, timeouts (default 5)
 STRATA_LLM_TIMEOUT              seconds per request (default 60)
-STRATA_LLM_MAX_CONCURRENCY      concurrent requests across the process (default 4)
+STRATA_LLM_MAX_CONCURRENCY      concurrent requests per endpoint, chat and embeddings (default 4)
 STRATA_LLM_RESPONSE_FORMAT      json_schema | json_object | text (default json_schema)
 STRATA_LLM_MODEL_<TASK>         per-task model override, e.g. STRATA_LLM_MODEL_ATOMIC_QUESTIONS
 STRATA_LLM_CACHE                1 (default) or 0 to disable the response cache
+STRATA_LLM_PRICES               JSON price table, USD per million tokens: {"model": [input, output]}
 STRATA_EMBEDDER                 wordllama (default) | openai | sentence-transformers | hash
 STRATA_EMBEDDING_MODEL          model name for openai / sentence-transformers embedders
 STRATA_EMBEDDING_BASE_URL       endpoint for the openai embedder (default: the LLM's)
+STRATA_EMBEDDING_API_KEY        its API key (default: the LLM's key, only when the endpoint is the LLM's)
 ==============================  ===============================================================
 """
 
@@ -39,7 +45,7 @@ import re
 import socket
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
@@ -47,6 +53,7 @@ from kg.errors import ConfigError
 
 __all__ = [
     "EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings", "free_port", "kept_ports",
+    "memory_defaults",
 ]
 
 
@@ -81,6 +88,76 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+N = TypeVar("N", int, float)
+
+
+def _number(env: Mapping[str, str], name: str, default: N, kind: type[N], *, low: N) -> N:
+    """``env[name]`` as ``kind`` (``default`` when unset or empty), at least ``low``; errors name the variable."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = kind(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r}: expected {'an integer' if kind is int else 'a number'}") from None
+    if value < low:
+        raise ConfigError(f"{name}={raw!r}: must be at least {low}")
+    return value
+
+
+def _prices(env: Mapping[str, str]) -> dict[str, tuple[float, float]]:
+    """STRATA_LLM_PRICES: ``{"model": [input_usd_per_mtok, output_usd_per_mtok]}``."""
+    raw = env.get("STRATA_LLM_PRICES", "").strip()
+    if not raw:
+        return {}
+    shape = 'expected JSON like {"gpt-4o-mini": [0.15, 0.6]} (USD per million input, output tokens)'
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"STRATA_LLM_PRICES is not JSON ({exc.msg}): {shape}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"STRATA_LLM_PRICES: {shape}")
+    prices: dict[str, tuple[float, float]] = {}
+    for model, pair in data.items():
+        if (not isinstance(pair, list) or len(pair) != 2
+                or not all(isinstance(x, int | float) and not isinstance(x, bool) and x >= 0 for x in pair)):
+            raise ConfigError(f"STRATA_LLM_PRICES[{model!r}]={pair!r}: {shape}")
+        prices[model] = (float(pair[0]), float(pair[1]))
+    return prices
+
+
+def _local_password(env: Mapping[str, str]) -> SecretStr | None:
+    raw = env.get("STRATA_NEO4J_LOCAL_PASSWORD", "")
+    if not raw:
+        return None
+    if len(raw) < 8:  # Neo4j 5 refuses shorter initial passwords
+        raise ConfigError("STRATA_NEO4J_LOCAL_PASSWORD must have at least 8 characters")
+    return SecretStr(raw)
+
+
+def _machine_ram() -> int | None:
+    """Physical memory in bytes, or None where ``os.sysconf`` cannot tell (e.g. Windows)."""
+    try:
+        return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def memory_defaults(ram_bytes: int | None) -> tuple[str, str]:
+    """The local server's heap and page cache for a machine with ``ram_bytes``: RAM/8 within 512m..4g and
+    RAM/16 within 256m..2g, leaving most memory to the OS, Python and the models; 1g and 512m when unknown.
+
+    >>> memory_defaults(16 * 2**30)
+    ('2048m', '1024m')
+    >>> memory_defaults(2 * 2**30)
+    ('512m', '256m')
+    """
+    if ram_bytes is None:
+        return "1g", "512m"
+    mib = ram_bytes // 2**20
+    return f"{min(max(mib // 8, 512), 4096)}m", f"{min(max(mib // 16, 256), 2048)}m"
 
 
 class _Frozen(BaseModel):
@@ -138,6 +215,7 @@ class EmbedderSettings(_Frozen):
     base_url: str | None = None
     api_key: SecretStr = SecretStr("")
     dimensions: int | None = None
+    max_concurrency: int = 4  # requests in flight; an endpoint shared with the LLM keeps one limit
 
 
 class Settings(_Frozen):
@@ -172,30 +250,41 @@ class Settings(_Frozen):
                     database=env.get("STRATA_NEO4J_DATABASE") or (None if kb == "default" else kb),
                 )
             bolt_port, http_port = _kb_ports(home, kb, env)
+            heap, pagecache = memory_defaults(_machine_ram())
             local = LocalServerSettings(
                 home=home / "neo4j" if kb == "default" else home / "kbs" / kb / "neo4j",
                 cache_dir=cache_dir,
                 bolt_port=bolt_port,
                 http_port=http_port,
-                heap=env.get("STRATA_NEO4J_HEAP", "1g"),
-                pagecache=env.get("STRATA_NEO4J_PAGECACHE", "512m"),
+                heap=env.get("STRATA_NEO4J_HEAP") or heap,
+                pagecache=env.get("STRATA_NEO4J_PAGECACHE") or pagecache,
+                password=_local_password(env),
             )
             prefix = "STRATA_LLM_MODEL_"
             llm = LLMSettings(
                 base_url=env.get("STRATA_LLM_BASE_URL") or None,
                 model=env.get("STRATA_LLM_MODEL", "gpt-4o-mini"),
                 api_key=SecretStr(env.get("STRATA_LLM_API_KEY", env.get("OPENAI_API_KEY", ""))),
-                timeout_s=float(env.get("STRATA_LLM_TIMEOUT", "60")),
-                max_concurrency=int(env.get("STRATA_LLM_MAX_CONCURRENCY", "4")),
+                temperature=_number(env, "STRATA_LLM_TEMPERATURE", 0.0, float, low=0.0),
+                max_tokens=_number(env, "STRATA_LLM_MAX_TOKENS", 2048, int, low=1),
+                max_retries=_number(env, "STRATA_LLM_MAX_RETRIES", 5, int, low=0),
+                timeout_s=_number(env, "STRATA_LLM_TIMEOUT", 60.0, float, low=0.001),
+                max_concurrency=_number(env, "STRATA_LLM_MAX_CONCURRENCY", 4, int, low=1),
                 response_format=env.get("STRATA_LLM_RESPONSE_FORMAT", "json_schema"),  # type: ignore[arg-type]
                 task_models={k[len(prefix):].lower(): v for k, v in env.items() if k.startswith(prefix)},
                 cache=env.get("STRATA_LLM_CACHE", "1") != "0",
+                prices_per_mtok=_prices(env),
             )
+            embedding_url = env.get("STRATA_EMBEDDING_BASE_URL") or llm.base_url
+            # The LLM's key goes only to the LLM's own endpoint, never to another embedding host.
+            shared_key = llm.api_key if embedding_url == llm.base_url else SecretStr("")
             embedder = EmbedderSettings(
                 provider=env.get("STRATA_EMBEDDER", "wordllama"),  # type: ignore[arg-type]
                 model=env.get("STRATA_EMBEDDING_MODEL") or None,
-                base_url=env.get("STRATA_EMBEDDING_BASE_URL") or llm.base_url,
-                api_key=llm.api_key,
+                base_url=embedding_url,
+                api_key=SecretStr(env["STRATA_EMBEDDING_API_KEY"]) if env.get("STRATA_EMBEDDING_API_KEY")
+                else shared_key,
+                max_concurrency=llm.max_concurrency,
             )
             fields: dict[str, object] = {
                 "home": home, "cache_dir": cache_dir, "kb": kb,

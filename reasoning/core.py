@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 
 from kg.graph.store import GraphStore
-from kg.llm import LLM, CitedAnswer, Message, detect_language, load_prompt
+from kg.llm import LLM, CitedAnswer, LLMReport, Message, detect_language, load_prompt
 from kg.llm.prompts import PROMPTS_DIR
 from kg.retrieval.base import Hit
 from reasoning.evidence import check_citations, render_evidence
@@ -26,20 +26,14 @@ REASONING_PROMPTS = Path(str(resources.files("reasoning") / "prompts"))
 M = TypeVar("M", bound=BaseModel)
 
 
-def usage_snapshot(llm: LLM) -> LLMUsage:
-    """The LLM's accounting totals now (calls, tokens, calls per task)."""
-    data = llm.accounting.to_json()
-    return LLMUsage(calls=data["calls"], prompt_tokens=data["prompt_tokens"],
-                    completion_tokens=data["completion_tokens"],
-                    by_task={task: usage["calls"] for task, usage in data["by_task"].items()})
+def usage_snapshot(llm: LLM) -> LLMReport:
+    """The LLM's accounting totals now (the job's ``"llm"`` report block)."""
+    return llm.accounting.report()
 
 
-def _minus(after: LLMUsage, before: LLMUsage) -> LLMUsage:
-    return LLMUsage(
-        calls=after.calls - before.calls, prompt_tokens=after.prompt_tokens - before.prompt_tokens,
-        completion_tokens=after.completion_tokens - before.completion_tokens,
-        by_task={t: n - before.by_task.get(t, 0) for t, n in after.by_task.items() if n - before.by_task.get(t, 0)},
-    )
+def _calls_and_tokens(report: LLMReport) -> LLMUsage:
+    return LLMUsage(calls=report.calls, prompt_tokens=report.prompt_tokens, completion_tokens=report.completion_tokens,
+                    by_task={task: usage.calls for task, usage in report.by_task.items() if usage.calls})
 
 
 @dataclass
@@ -52,7 +46,7 @@ class Run:
     ports: Ports
     settings: ReasoningSettings
     trace: list[TraceStep] = field(default_factory=list)
-    start: LLMUsage = field(default_factory=LLMUsage)
+    start: LLMReport = field(default_factory=LLMReport)
 
     @property
     def offline(self) -> bool:
@@ -74,16 +68,18 @@ class Run:
         messages, version = self.messages(task, **fields)
         return self.llm.complete_structured(task, messages, schema, prompt_version=version)
 
+    def llm_report(self) -> LLMReport:
+        """This run's LLM usage (the ``"llm"`` block of the answer's JSON)."""
+        return usage_snapshot(self.llm).minus(self.start)
+
     def usage(self) -> LLMUsage:
-        return _minus(usage_snapshot(self.llm), self.start)
+        return _calls_and_tokens(self.llm_report())
 
     def finish(self, answer: Answer) -> Answer:
         """Attach the trace and the usage of this run to ``answer``."""
-        usage = self.usage()
+        report = self.llm_report()
         return answer.model_copy(update={
-            "trace": [*self.trace, *answer.trace], "usage": usage,
-            "llm": {"calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
-                    "completion_tokens": usage.completion_tokens, "by_task": usage.by_task},
+            "trace": [*self.trace, *answer.trace], "usage": _calls_and_tokens(report), "llm": report.to_json(),
         })
 
     def extractive(self, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
@@ -106,10 +102,11 @@ class Run:
         out = self.task("answer", CitedAnswer, question=self.question, context=render_evidence(evidence))
         return self.checked(method, out.answer, evidence, out.citations, **extra)
 
-    def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (),
-                **extra: Any) -> Answer:
-        """An LLM answer whose ``[n]`` markers are checked against the evidence it was given."""
-        cleaned, citations, dropped = check_citations(text, evidence, listed)
+    def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (), *,
+                allowed: Collection[int] | None = None, **extra: Any) -> Answer:
+        """An LLM answer whose markers are checked against the evidence it was given (only the numbers in
+        ``allowed`` when the LLM saw only those)."""
+        cleaned, citations, dropped = check_citations(text, evidence, listed, allowed=allowed)
         if dropped:
             self.note("citations_dropped", markers=dropped, evidence_given=len(evidence))
         return Answer(question=self.question, answer=cleaned, method=method, offline=False, citations=citations,

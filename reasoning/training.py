@@ -127,8 +127,8 @@ def _proposals(run: Run, context: list[Hit], sampled: Hit | None, draw: int
                ) -> tuple[list[Message], QuestionProposals]:
     """Line 6: the state's prompt, and proposals sampled from it with the sampled chunk added to the view.
 
-    ``kg.llm`` has no cache bypass, so the draw number joins the cache key through ``prompt_version``:
-    every rollout samples afresh at ``proposal_temperature``, and a re-run replays the same draws.
+    Each draw is its own ``sample`` of the request (its own cache entry): every rollout samples afresh at
+    ``proposal_temperature``, and a re-run replays the same draws.
     """
     s = run.settings
     state, version = run.messages("question_proposals", question=run.question, context=render_evidence(context),
@@ -137,7 +137,7 @@ def _proposals(run: Run, context: list[Hit], sampled: Hit | None, draw: int
         "question_proposals", question=run.question, context=render_evidence([*context, sampled]),
         max_proposals=s.max_proposals)[0]
     out = run.llm.complete_structured("question_proposals", shown, QuestionProposals,
-                                      prompt_version=f"{version}/draw {draw}", temperature=s.proposal_temperature)
+                                      prompt_version=version, sample=draw, temperature=s.proposal_temperature)
     return state, out
 
 

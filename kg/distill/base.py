@@ -23,7 +23,7 @@ from kg.distill.models import ChunkFailure, ChunkRecord, DistillConfig, LayerNam
 from kg.embeddings import Embedder
 from kg.errors import BudgetExceededError, LLMError, LLMUnavailableError
 from kg.graph.store import GraphStore, Transaction
-from kg.llm import LLM, Prompt, load_prompt
+from kg.llm import LLM, load_prompt
 from kg.llm.tokens import detect_language
 
 __all__ = ["Built", "Context", "LLMOutcome", "Layer", "short_hash"]
@@ -65,12 +65,12 @@ class LLMOutcome:
 
 
 def call_many(ctx: Context, task: str, schema: type[T], fields: Sequence[dict[str, str]],
-              prompt: Prompt | None = None, **overrides: Any) -> LLMOutcome:
+              **overrides: Any) -> LLMOutcome:
     """Run one task over many inputs with ``llm_concurrency`` calls in flight (the client bounds the
     endpoint's concurrency too); each input's prompt is in its detected language."""
 
     def one(values: dict[str, str]) -> T:
-        chosen = prompt or load_prompt(task, detect_language(" ".join(values.values())))
+        chosen = load_prompt(task, detect_language(" ".join(values.values())))
         return ctx.llm.complete_structured(task, chosen.messages(**values), schema,
                                            prompt_version=chosen.version, **overrides)
 

@@ -88,8 +88,7 @@ class PseudoGraphLayer(Layer):
                 break
             overrides: dict[str, Any] = {"temperature": min(1.0, 0.3 + 0.2 * attempt)} if attempt else {}
             outcome = call_many(self.ctx, "fact_items", FactItems,
-                                [{"title": chunks[i].title, "text": chunks[i].text} for i in todo], None,
-                                **overrides)
+                                [{"title": chunks[i].title, "text": chunks[i].text} for i in todo], **overrides)
             built.absorb(outcome)
             candidates: list[tuple[int, str]] = []
             for n, i in enumerate(todo):

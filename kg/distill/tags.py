@@ -18,37 +18,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, Field
-
 from kg.distill.base import Built, Layer, call_many, short_hash
 from kg.distill.models import ChunkRecord
 from kg.distill.text import keyphrases, name_key
 from kg.graph.store import GraphStore
-from kg.llm import ChunkTags, Prompt, TagClass, TagClasses
+from kg.llm import ChunkTags, TagAliases, TagClass, TagClasses
 from kg.llm.tokens import is_cjk
 
-__all__ = ["TAG_ALIASES_PROMPT", "TagAliases", "TagsLayer", "expand_query_with_tags"]
+__all__ = ["TagAliases", "TagsLayer", "expand_query_with_tags"]
 
-TAG_ALIASES_PROMPT = Prompt(
-    text="""You build the tag-mapping table of a search system (PIKE-RAG auto-tagging). For each tag, which
-is a term as the documents write it, list the colloquial words, abbreviations and everyday phrasings a user
-might type instead (in the tag's language, and in English when the tag is Chinese). Do not repeat the tag
-itself; leave a tag out when it has no such terms.
-Return JSON: {{"aliases": {{"tag": ["colloquial term", "..."]}}}}
-[user]
-Tags:
-{tags}
-""",
-    version=1, task="tag_aliases", lang="en",
-)
 _WORDS = re.compile(r"\w+", re.UNICODE)
 _ALIAS_GROUP = 40
-
-
-class TagAliases(BaseModel):
-    """Colloquial terms per tag name (the tag-mapping table)."""
-
-    aliases: dict[str, list[str]] = Field(default_factory=dict)
 
 
 class TagsLayer(Layer):
@@ -106,8 +86,7 @@ class TagsLayer(Layer):
         if self.ctx.offline or not names:
             return {}
         groups = [names[i:i + _ALIAS_GROUP] for i in range(0, len(names), _ALIAS_GROUP)]
-        outcome = call_many(self.ctx, "tag_aliases", TagAliases, [{"tags": "\n".join(g)} for g in groups],
-                            prompt=TAG_ALIASES_PROMPT)
+        outcome = call_many(self.ctx, "tag_aliases", TagAliases, [{"tags": "\n".join(g)} for g in groups])
         built.absorb(outcome)
         built.counts["tag alias calls failed"] = len(outcome.errors)
         found: dict[str, list[str]] = {}

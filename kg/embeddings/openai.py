@@ -37,7 +37,8 @@ class OpenAIEmbedder(Embedder):
     """``POST {base_url}/embeddings`` in batches of ``batch_size``; vectors cached in SQLite per text.
 
     ``dimensions`` comes from the settings (and is sent as the ``dimensions`` parameter); when unset it is
-    learnt from the first response (or from a one-text probe when read before any call).
+    learnt from the first response (or from a one-text probe when read before any call). Requests in flight
+    are limited per endpoint (``settings.max_concurrency``), together with any chat client of that endpoint.
     """
 
     def __init__(
@@ -48,7 +49,6 @@ class OpenAIEmbedder(Embedder):
         batch_size: int = 128,
         timeout_s: float = 60.0,
         max_retries: int = 5,
-        max_concurrency: int = 4,
         base_backoff_s: float = 0.5,
         max_backoff_s: float = 30.0,
     ) -> None:
@@ -65,7 +65,7 @@ class OpenAIEmbedder(Embedder):
         self.batch_size = batch_size
         self.policy = RetryPolicy(max_retries=max_retries, base_backoff_s=base_backoff_s,
                                   max_backoff_s=max_backoff_s)
-        self.limit = shared_limit(self.base_url, max_concurrency)
+        self.limit = shared_limit(self.base_url, settings.max_concurrency)
         self._client = openai.OpenAI(
             base_url=self.base_url,
             api_key=settings.api_key.get_secret_value() or "not-needed",

@@ -25,13 +25,9 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kg.embeddings import Embedder
-from kg.errors import StrataError
-from kg.evaluation.runner import distill_eval_layers
-from kg.graph.schema import ensure_schema
+from kg.evaluation.runner import corpus_documents, distill_eval_layers, isolated_store, load_corpus
 from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
-from kg.llm import LLM, JudgeVerdict, load_prompt
-from kg.server.throwaway import throwaway_server
+from kg.llm import LLM, JudgeVerdict, LLMReport, detect_language, load_prompt
 from kg.settings import Settings
 from loaders import QAQuestion, load_questions
 
@@ -103,7 +99,7 @@ def best_f1(prediction: str, answers: Sequence[str]) -> float:
 
 def judge(llm: LLM, question: str, answers: Sequence[str], prediction: str) -> JudgeVerdict:
     """The LLM judge's verdict (task ``judge``) with every admissible answer given at once."""
-    prompt = load_prompt("judge")
+    prompt = load_prompt("judge", detect_language(question))
     messages = prompt.messages(question=question, reference=" | ".join(answers), answer=prediction)
     return llm.complete_structured("judge", messages, JudgeVerdict, prompt_version=prompt.version)
 
@@ -116,13 +112,12 @@ class MethodResult(BaseModel):
     accuracy: float | None
     llm_calls_per_question: float
     tokens_per_question: float
-    offline: bool = False
 
 
 class QAReport(BaseModel):
     dataset: str
     n_questions: int
-    llm: str | None
+    llm: LLMReport  # the job's model and usage (loading, distillation, answers and judging)
     results: dict[str, MethodResult]
     per_question: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
 
@@ -150,7 +145,6 @@ def evaluate(questions: Sequence[QAQuestion], methods: Sequence[str], answer_fn:
     for method in methods:
         scores: list[AnswerScores] = []
         calls = tokens = 0
-        offline = False
         for q in questions:
             out = answer_fn(q.question, method)
             prediction = strip_markers(out.answer)
@@ -160,7 +154,6 @@ def evaluate(questions: Sequence[QAQuestion], methods: Sequence[str], answer_fn:
             scores.append(sc)
             calls += out.usage.calls
             tokens += out.usage.tokens
-            offline = offline or out.offline
             per_question.append({"method": method, "id": q.id, "prediction": prediction, "gold": q.answers,
                                  **sc.model_dump()})
         n = max(len(scores), 1)
@@ -169,10 +162,9 @@ def evaluate(questions: Sequence[QAQuestion], methods: Sequence[str], answer_fn:
             em=sum(s.em for s in scores) / n, f1=sum(s.f1 for s in scores) / n,
             precision=sum(s.precision for s in scores) / n, recall=sum(s.recall for s in scores) / n,
             accuracy=sum(accs) / len(accs) if accs else None,
-            llm_calls_per_question=calls / n, tokens_per_question=tokens / n, offline=offline,
+            llm_calls_per_question=calls / n, tokens_per_question=tokens / n,
         )
-    model = None if llm.offline else getattr(getattr(llm, "settings", None), "model", "llm")
-    return QAReport(dataset=dataset, n_questions=len(questions), llm=model, results=results,
+    return QAReport(dataset=dataset, n_questions=len(questions), llm=llm.accounting.report(), results=results,
                     per_question=per_question)
 
 
@@ -194,7 +186,7 @@ def plot_report(report: QAReport, path: Path) -> Path:
     ax.set_xticks([x + 0.4 - width / 2 for x in range(len(names))], names, rotation=30, ha="right")
     ax.set_ylabel("%")
     ax.set_ylim(0, 100)
-    ax.set_title(f"QA on {report.dataset} ({report.n_questions} questions, LLM: {report.llm or 'offline'})")
+    ax.set_title(f"QA on {report.dataset} ({report.n_questions} questions, LLM: {report.llm.model or 'offline'})")
     ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
@@ -203,24 +195,19 @@ def plot_report(report: QAReport, path: Path) -> Path:
 
 
 @contextmanager
-def isolated_kb(settings: Settings, embedder: Embedder, llm: LLM, corpus: Path) -> Iterator[GraphStore]:
-    """A throwaway Neo4j holding ``corpus`` (distilled when ``kg.evaluation.runner`` can), never the user's KB.
+def isolated_kb(settings: Settings, embedder: Embedder, llm: LLM, dataset: Path, corpus: Path | None = None, *,
+                limit: int | None = None) -> Iterator[GraphStore]:
+    """A throwaway Neo4j holding the evaluation corpus, distilled for every method; never the user's KB.
 
-    Minimal on purpose: when the shared runner (:mod:`kg.evaluation.runner`) is present its distillation
-    step is used, so atoms exist for Algorithm 1 and H-R.
+    The corpus is ``corpus``'s passages or, without one, the paragraphs of the first ``limit`` questions
+    of ``dataset``, loaded as ``strata eval retrieval`` loads them (:mod:`kg.evaluation.runner`).
     """
-    with throwaway_server(settings) as endpoint:
-        store = GraphStore.connect(endpoint.uri, endpoint.user, endpoint.password)
-        try:
-            ensure_schema(store, embedder.name, embedder.dimensions)
-            report = Ingestor(store, embedder, chunk_tokens=settings.chunk_tokens).load([corpus])
-            if report.failed:
-                raise StrataError(f"could not load {corpus}: {report.files[0].error}")
-            ids = [row["id"] for row in store.read("graph/list_documents", skip=0, limit=1_000_000)]
-            distill_eval_layers(store, embedder, llm, ids)
-            yield store
-        finally:
-            store.close()
+    docs = corpus_documents(dataset, corpus, limit=limit)
+    with isolated_store(settings, embedder) as store:
+        loaded = load_corpus(store, embedder, docs, chunk_tokens=settings.chunk_tokens,
+                             chunk_overlap=settings.chunk_overlap)
+        distill_eval_layers(store, embedder, llm, loaded.written)
+        yield store
 
 
 def questions_of(dataset: Path, limit: int | None) -> list[QAQuestion]:

@@ -2,9 +2,11 @@
 
 Protocol (PIKE-RAG's, and HippoRAG's anchors): the corpus is the union of every question's paragraphs
 (or a corpus file); each method retrieves more chunks than the largest k, chunks map back to their
-passage by title and duplicates collapse, and recall@k = |top-k distinct passages ∩ gold| / |gold|,
-averaged over questions. Supporting-sentence scores (HotpotQA-style gold only) compare the sentences the
-retrieved chunks of the top-``sp_k`` passages cover (``Chunk.sentences``) with the gold sentences;
+passage (its :func:`~loaders.qa.passage_key`, a hash of title and text: MuSiQue repeats titles within a
+question) and duplicates collapse, and recall@k = |top-k distinct passages ∩ gold| / |gold|, averaged
+over the questions that have gold passages (MuSiQue's unanswerable ones have none; ``n_scored`` counts
+the others). Supporting-sentence scores (HotpotQA-style gold only) compare the (passage, sentence) pairs
+the retrieved chunks of the top-``sp_k`` passages cover (``Chunk.sentences``) with the gold sentences;
 ``sp_k`` is 5 when 5 is among the k values, else the smallest k.
 
 Baselines run in the same process on the same passages: ``bm25`` (bm25s over title and text) and
@@ -29,16 +31,19 @@ from kg.evaluation.runner import (
     load_corpus,
     method_unavailable,
 )
-from kg.llm import LLM
+from kg.graph.writer import document_id
+from kg.llm import LLM, LLMReport
 from kg.retrieval import make_retriever
 from kg.retrieval.common import graph_has
 from kg.settings import Settings
 from loaders import load_questions
 from loaders.models import SourceDocument
+from loaders.qa import QAQuestion, passage_key
 
 __all__ = [
     "BASELINES", "DEFAULT_METHODS", "Bm25Baseline", "DenseBaseline", "Ranked", "RetrievalEvalConfig",
-    "RetrievalReport", "distinct_passages", "passage_recall", "run_retrieval_eval", "sentence_prf",
+    "RetrievalReport", "distinct_passages", "gold_sentence_keys", "passage_recall", "run_retrieval_eval",
+    "sentence_prf",
 ]
 
 BASELINES = ("bm25", "dense")
@@ -47,29 +52,37 @@ DEFAULT_METHODS = (*BASELINES, "chunk", "atom", "fulltext", "hybrid", "multigrai
 
 
 class Ranked(BaseModel):
-    """One retrieval result as the metrics see it: passage title and the sentence indices it covers."""
+    """One retrieval result as the metrics see it: its passage's key and the sentence indices it covers."""
 
-    title: str
+    passage: str
     sentences: list[int] = Field(default_factory=list)
 
 
 def distinct_passages(ranked: Sequence[Ranked], k: int) -> list[str]:
-    """The first ``k`` distinct passage titles, in rank order."""
-    return list(dict.fromkeys(r.title for r in ranked))[:k]
+    """The first ``k`` distinct passage keys, in rank order."""
+    return list(dict.fromkeys(r.passage for r in ranked))[:k]
 
 
-def passage_recall(ranked: Sequence[Ranked], gold: Sequence[str], k: int) -> float:
-    """|top-k distinct passages ∩ gold| / |gold| (1.0 when there is no gold)."""
+def passage_recall(ranked: Sequence[Ranked], gold: Sequence[str], k: int) -> float | None:
+    """|top-k distinct passages ∩ gold| / |gold|; None when there is no gold (the question is not scored)."""
     wanted = set(gold)
     if not wanted:
-        return 1.0
+        return None
     return len(set(distinct_passages(ranked, k)) & wanted) / len(wanted)
 
 
+def gold_sentence_keys(question: QAQuestion) -> list[tuple[str, int]]:
+    """The gold (title, index) sentences as (passage key, index): a title names its gold passage."""
+    gold = set(question.gold_passages)
+    by_title = {t: key for t, x in reversed(question.passages) if (key := passage_key(t, x)) in gold}
+    return [(by_title[t], i) for t, i in question.gold_sentences if t in by_title]
+
+
 def sentence_prf(ranked: Sequence[Ranked], gold: Sequence[tuple[str, int]], k: int) -> tuple[float, float, float]:
-    """Precision, recall and F1 of the (title, sentence) pairs covered by the results in the top-k passages."""
+    """Precision, recall and F1 of the (passage key, sentence) pairs covered by the results in the top-k
+    passages."""
     top = set(distinct_passages(ranked, k))
-    predicted = {(r.title, i) for r in ranked if r.title in top for i in r.sentences}
+    predicted = {(r.passage, i) for r in ranked if r.passage in top for i in r.sentences}
     truth = set(gold)
     hit = len(predicted & truth)
     precision = hit / len(predicted) if predicted else 0.0
@@ -112,7 +125,7 @@ class DenseBaseline:
 
 
 def _whole(passage: SourceDocument) -> Ranked:
-    return Ranked(title=passage.title, sentences=[s.index for s in passage.sentences])
+    return Ranked(passage=passage_key(passage.title, passage.text), sentences=[s.index for s in passage.sentences])
 
 
 class RetrievalEvalConfig(BaseModel):
@@ -128,9 +141,10 @@ class RetrievalEvalConfig(BaseModel):
 class RetrievalReport(BaseModel):
     dataset: str
     n_questions: int
+    n_scored: int  # the questions with gold passages, which recall averages over
     n_passages: int
     embedder: str
-    llm: str
+    llm: LLMReport  # the job's model and usage (distillation and LLM-driven retrieval)
     results: dict[str, dict[str, float | None]]
     unavailable: dict[str, str] = Field(default_factory=dict)
 
@@ -139,9 +153,10 @@ class RetrievalReport(BaseModel):
         return self.model_dump(mode="json", exclude={"unavailable"} if not self.unavailable else set())
 
 
-def _score(search: Callable[[str], list[Ranked]], questions: Sequence[Any], ks: Sequence[int],
+def _score(search: Callable[[str], list[Ranked]], questions: Sequence[QAQuestion], ks: Sequence[int],
            sp_k: int) -> dict[str, float | None]:
     recalls = {k: 0.0 for k in ks}
+    scored = 0
     sp = np.zeros(3)
     with_sentences = 0
     elapsed = 0.0
@@ -151,13 +166,16 @@ def _score(search: Callable[[str], list[Ranked]], questions: Sequence[Any], ks: 
         started = time.perf_counter()
         ranked = search(q.question)
         elapsed += time.perf_counter() - started
-        for k in ks:
-            recalls[k] += passage_recall(ranked, q.gold_titles, k)
-        if q.gold_sentences:
+        if q.gold_passages:
+            scored += 1
+            for k in ks:
+                recalls[k] += passage_recall(ranked, q.gold_passages, k) or 0.0
+        sentences = gold_sentence_keys(q)
+        if sentences:
             with_sentences += 1
-            sp += sentence_prf(ranked, q.gold_sentences, sp_k)
+            sp += sentence_prf(ranked, sentences, sp_k)
     n = max(len(questions), 1)
-    out: dict[str, float | None] = {f"recall@{k}": round(recalls[k] / n, 4) for k in ks}
+    out: dict[str, float | None] = {f"recall@{k}": round(recalls[k] / scored, 4) if scored else None for k in ks}
     names = ("sp_precision", "sp_recall", "sp_f1")
     for name, total in zip(names, sp, strict=True):
         out[name] = round(float(total) / with_sentences, 4) if with_sentences else None
@@ -177,6 +195,11 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
     results: dict[str, dict[str, float | None]] = {}
     unavailable: dict[str, str] = {}
     say(f"{len(questions)} questions, {len(docs)} passages")
+    # Hits name their document; the metrics name passages by key.
+    passage_of = {document_id(d.source): passage_key(d.title, d.text) for d in docs}
+    absent = {g for q in questions for g in q.gold_passages} - set(passage_of.values())
+    if absent:
+        say(f"{len(absent)} gold passages are not in the corpus (no passage with their title and text)")
     if "bm25" in config.methods:
         bm25 = Bm25Baseline(docs)
         results["bm25"] = _score(lambda q: bm25.search(q, depth), questions, ks, sp_k)
@@ -185,7 +208,7 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
         results["dense"] = _score(lambda q: dense.search(q, depth), questions, ks, sp_k)
     strata_methods = [m for m in config.methods if m not in BASELINES]
     if not strata_methods:
-        return _report(config, questions, docs, embedder, llm, results, unavailable)
+        return _report(config, questions, docs, embedder, llm, results, unavailable, say)
     with isolated_store(settings, embedder, kb=config.kb) as store:
         loaded = load_corpus(store, embedder, docs, chunk_tokens=settings.chunk_tokens,
                              chunk_overlap=settings.chunk_overlap)
@@ -204,19 +227,21 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
             retriever = make_retriever(method, store, embedder, llm=llm)
 
             def search(question: str, retriever: Any = retriever) -> list[Ranked]:
-                return [Ranked(title=h.title, sentences=h.sentences) for h in retriever.retrieve(question, k=depth)]
+                return [Ranked(passage=passage_of.get(h.document_id, h.document_id), sentences=h.sentences)
+                        for h in retriever.retrieve(question, k=depth)]
 
             results[method] = _score(search, questions, ks, sp_k)
             say(f"{method}: {results[method]}")
-    return _report(config, questions, docs, embedder, llm, results, unavailable)
+    return _report(config, questions, docs, embedder, llm, results, unavailable, say)
 
 
 def _report(config: RetrievalEvalConfig, questions: Sequence[Any], docs: Sequence[SourceDocument],
             embedder: Embedder, llm: LLM, results: dict[str, dict[str, float | None]],
-            unavailable: dict[str, str]) -> RetrievalReport:
-    model = getattr(llm, "model", None) or getattr(getattr(llm, "settings", None), "model", None)
-    return RetrievalReport(
+            unavailable: dict[str, str], say: Callable[[str], None]) -> RetrievalReport:
+    report = RetrievalReport(
         dataset=str(config.dataset), n_questions=len(questions), n_passages=len(docs), embedder=embedder.name,
-        llm="offline" if llm.offline else str(model or type(llm).__name__), results=results,
-        unavailable=unavailable,
+        n_scored=sum(1 for q in questions if q.gold_passages),
+        llm=llm.accounting.report(), results=results, unavailable=unavailable,
     )
+    say(f"llm: {report.llm.summary()}")
+    return report

@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kg.llm.accounting import Accounting, Usage
+from kg.llm.accounting import Accounting, LLMReport, Usage, UsageCounts
 from kg.llm.base import LLM, Message, OfflineLLM
 from kg.llm.cache import ResponseCache, cache_key
 from kg.llm.openai_llm import OpenAICompatibleLLM
@@ -35,12 +35,14 @@ from kg.llm.schemas import (
     FactItems,
     ForecastExplanation,
     JudgeVerdict,
+    KeyPoints,
     MindMap,
     MindMapNode,
     Perspective,
     QuestionClass,
     QuestionProposals,
     Synthesis,
+    TagAliases,
     TagClass,
     TagClasses,
     Triple,
@@ -64,6 +66,8 @@ __all__ = [
     "FactItems",
     "ForecastExplanation",
     "JudgeVerdict",
+    "KeyPoints",
+    "LLMReport",
     "Message",
     "MindMap",
     "MindMapNode",
@@ -76,11 +80,13 @@ __all__ = [
     "ResponseCache",
     "RetryPolicy",
     "Synthesis",
+    "TagAliases",
     "TagClass",
     "TagClasses",
     "Triple",
     "Triples",
     "Usage",
+    "UsageCounts",
     "available_prompts",
     "cache_key",
     "detect_language",

@@ -1,9 +1,16 @@
 """Usage accounting per job and per task: calls, cache hits, tokens, estimated cost, token budget.
 
->>> acc = Accounting(prices_per_mtok={"m": (1.0, 2.0)})
+Every report that shows LLM usage (load, distill, ask, eval) takes its ``"llm"`` block from
+:meth:`Accounting.report` so the shape is the same everywhere:
+``{"model", "offline", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd",
+"by_task": {task: {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"}}}``.
+
+>>> acc = Accounting(prices_per_mtok={"m": (1.0, 2.0)}, model="m")
 >>> acc.record("answer", "m", prompt_tokens=1000, completion_tokens=500)
 >>> acc.to_json()["cost_usd"]
 0.002
+>>> acc.report().summary()
+'m: 1 calls, 0 cache hits, 1000 prompt + 500 completion tokens, $0.0020'
 """
 
 from __future__ import annotations
@@ -13,14 +20,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from kg.errors import BudgetExceededError
 
-__all__ = ["Accounting", "Usage"]
+__all__ = ["Accounting", "LLMReport", "Usage", "UsageCounts"]
 
 
 @dataclass
 class Usage:
-    """Counters of one scope (a job or a task)."""
+    """Mutable counters of one scope (a job or a task) while the job runs."""
 
     calls: int = 0
     cache_hits: int = 0
@@ -32,24 +41,68 @@ class Usage:
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def counts(self) -> UsageCounts:
+        return UsageCounts(calls=self.calls, cache_hits=self.cache_hits, prompt_tokens=self.prompt_tokens,
+                           completion_tokens=self.completion_tokens, cost_usd=round(self.cost_usd, 8))
+
+
+class UsageCounts(BaseModel):
+    """Frozen counters of one scope, as reported."""
+
+    model_config = ConfigDict(frozen=True)
+
+    calls: int = 0
+    cache_hits: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost_usd: float = 0.0
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def _minus(self, before: UsageCounts) -> dict[str, Any]:
+        return {"calls": self.calls - before.calls, "cache_hits": self.cache_hits - before.cache_hits,
+                "prompt_tokens": self.prompt_tokens - before.prompt_tokens,
+                "completion_tokens": self.completion_tokens - before.completion_tokens,
+                "cost_usd": round(self.cost_usd - before.cost_usd, 8)}
+
+
+class LLMReport(UsageCounts):
+    """The ``"llm"`` block of every report: the job's model (None offline), totals and totals per task."""
+
+    model: str | None = None
+    offline: bool = False
+    by_task: dict[str, UsageCounts] = Field(default_factory=dict)
+
+    def minus(self, before: LLMReport) -> LLMReport:
+        """The usage since ``before`` (an earlier report of the same job); tasks with no change drop out."""
+        empty = UsageCounts()
+        by_task = {task: UsageCounts(**usage._minus(before.by_task.get(task, empty)))
+                   for task, usage in self.by_task.items()}
+        return LLMReport(model=self.model, offline=self.offline, **self._minus(before),
+                         by_task={t: u for t, u in by_task.items() if u != empty})
+
     def to_json(self) -> dict[str, Any]:
-        return {
-            "calls": self.calls,
-            "cache_hits": self.cache_hits,
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "cost_usd": round(self.cost_usd, 8),
-        }
+        return self.model_dump(mode="json")
+
+    def summary(self) -> str:
+        """One line for people, printed at the end of load, ask and eval."""
+        who = "offline (no LLM configured)" if self.offline else (self.model or "llm")
+        return (f"{who}: {self.calls} calls, {self.cache_hits} cache hits, {self.prompt_tokens} prompt + "
+                f"{self.completion_tokens} completion tokens, ${self.cost_usd:.4f}")
 
 
 class Accounting:
     """Thread-safe usage totals of one job, broken down by task, with an optional token budget.
 
-    Pass the same ``Accounting`` to every client of a job; ``to_json()`` returns exactly
-    ``{"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd", "by_task": {task: {...}}}``.
+    Pass the same ``Accounting`` to every client of a job; :meth:`report` (or ``to_json()``) gives the
+    job's :class:`LLMReport`. ``model`` and ``offline`` describe the job's LLM in reports; the client that
+    creates or first receives the accounting fills them in.
 
-    ``budget_tokens``: before each real call the client calls :meth:`check_budget`; if the tokens used so far
-    plus the estimated prompt plus ``max_tokens`` would exceed it, :class:`~kg.errors.BudgetExceededError`.
+    ``budget_tokens``: before each real call the client calls :meth:`reserve` with the call's worst case
+    (estimated prompt + ``max_tokens``); the reservation is held until :meth:`record` settles it with the
+    reported usage or :meth:`release` drops it, so concurrent calls cannot all pass the same check.
     """
 
     def __init__(
@@ -57,11 +110,16 @@ class Accounting:
         *,
         prices_per_mtok: Mapping[str, tuple[float, float]] | None = None,
         budget_tokens: int | None = None,
+        model: str | None = None,
+        offline: bool = False,
     ) -> None:
         self.prices_per_mtok = dict(prices_per_mtok or {})
         self.budget_tokens = budget_tokens
+        self.model = model
+        self.offline = offline
         self.total = Usage()
         self.by_task: dict[str, Usage] = {}
+        self._reserved = 0
         self._lock = threading.Lock()
 
     def cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float:
@@ -71,10 +129,36 @@ class Accounting:
             return 0.0
         return (prompt_tokens * price[0] + completion_tokens * price[1]) / 1_000_000
 
-    def record(self, task: str, model: str, *, prompt_tokens: int, completion_tokens: int) -> None:
-        """Count one real call and its reported token usage."""
+    def reserve(self, task: str, estimated_prompt_tokens: int, max_tokens: int) -> int:
+        """Hold this call's worst case against the budget; returns the tokens held (0 without a budget).
+
+        Raises BudgetExceededError if the tokens used plus those held by calls in flight plus this call's
+        worst case would exceed ``budget_tokens``.
+        """
+        if self.budget_tokens is None:
+            return 0
+        worst = estimated_prompt_tokens + max_tokens
+        with self._lock:
+            used, held = self.total.total_tokens, self._reserved
+            if used + held + worst > self.budget_tokens:
+                raise BudgetExceededError(
+                    f"task {task!r}: token budget {self.budget_tokens} would be exceeded "
+                    f"(used {used}, held by calls in flight {held}, next call up to {worst})"
+                )
+            self._reserved += worst
+        return worst
+
+    def release(self, reserved: int) -> None:
+        """Drop a reservation whose call failed (nothing was spent)."""
+        with self._lock:
+            self._reserved -= reserved
+
+    def record(self, task: str, model: str, *, prompt_tokens: int, completion_tokens: int,
+               reserved: int = 0) -> None:
+        """Count one real call and its reported token usage, settling its reservation in the same step."""
         cost = self.cost(model, prompt_tokens, completion_tokens)
         with self._lock:
+            self._reserved -= reserved
             for usage in (self.total, self.by_task.setdefault(task, Usage())):
                 usage.calls += 1
                 usage.prompt_tokens += prompt_tokens
@@ -87,21 +171,13 @@ class Accounting:
             self.total.cache_hits += 1
             self.by_task.setdefault(task, Usage()).cache_hits += 1
 
-    def check_budget(self, task: str, estimated_prompt_tokens: int, max_tokens: int) -> None:
-        """Raise BudgetExceededError if this call could push the job past ``budget_tokens``."""
-        if self.budget_tokens is None:
-            return
+    def report(self) -> LLMReport:
+        """The job's usage so far, as the typed ``"llm"`` block of reports."""
         with self._lock:
-            used = self.total.total_tokens
-        needed = used + estimated_prompt_tokens + max_tokens
-        if needed > self.budget_tokens:
-            raise BudgetExceededError(
-                f"task {task!r}: token budget {self.budget_tokens} would be exceeded "
-                f"(used {used}, next call up to {estimated_prompt_tokens + max_tokens})"
-            )
+            total = self.total.counts()
+            by_task = {task: usage.counts() for task, usage in sorted(self.by_task.items())}
+        return LLMReport(model=self.model, offline=self.offline, by_task=by_task, **total.model_dump())
 
     def to_json(self) -> dict[str, Any]:
-        with self._lock:
-            out = self.total.to_json()
-            out["by_task"] = {task: usage.to_json() for task, usage in sorted(self.by_task.items())}
-        return out
+        """``report()`` as JSON data."""
+        return self.report().to_json()

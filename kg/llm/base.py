@@ -109,7 +109,9 @@ class OfflineLLM(LLM):
     offline = True
 
     def __init__(self, accounting: Accounting | None = None) -> None:
-        self.accounting = accounting or Accounting()
+        self.accounting = accounting or Accounting(offline=True)
+        if self.accounting.model is None:
+            self.accounting.offline = True
 
     async def acomplete_structured(
         self, task: str, messages: Sequence[Message], schema: type[T_Model], **overrides: Any

@@ -51,7 +51,7 @@ __all__ = ["OpenAICompatibleLLM"]
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-_OVERRIDE_KEYS = {"model", "temperature", "max_tokens", "timeout_s", "response_format", "prompt_version"}
+_OVERRIDE_KEYS = {"model", "temperature", "max_tokens", "timeout_s", "response_format", "prompt_version", "sample"}
 _EXCERPT = 200
 
 
@@ -63,6 +63,9 @@ class _Params:
     timeout_s: float
     mode: ResponseMode
     prompt_version: int | None
+    # Which of several independent samples of the same request: each is its own cache entry, so sampling
+    # at temperature > 0 draws afresh per sample and a re-run replays the same draws.
+    sample: int | None
 
 
 class _LoopThread:
@@ -112,9 +115,11 @@ class OpenAICompatibleLLM(LLM):
             raise _offline_error("<client>")
         self.settings = settings
         self.base_url: str = settings.base_url
-        self.accounting = accounting or Accounting(prices_per_mtok=settings.prices_per_mtok)
+        self.accounting = accounting or Accounting(prices_per_mtok=settings.prices_per_mtok, model=settings.model)
         if not self.accounting.prices_per_mtok:
             self.accounting.prices_per_mtok = dict(settings.prices_per_mtok)
+        if self.accounting.model is None:  # a job's accounting names the first client's model
+            self.accounting.model = settings.model
         if budget_tokens is not None:
             self.accounting.budget_tokens = budget_tokens
         self.policy = RetryPolicy(
@@ -185,6 +190,7 @@ class OpenAICompatibleLLM(LLM):
             timeout_s=float(overrides.get("timeout_s", s.timeout_s)),
             mode=overrides.get("response_format", s.response_format),
             prompt_version=overrides.get("prompt_version"),
+            sample=overrides.get("sample"),
         )
 
     def _key(self, kind: str, task: str, messages: Sequence[Message], p: _Params, schema: Any) -> str:
@@ -200,6 +206,7 @@ class OpenAICompatibleLLM(LLM):
                 "mode": p.mode,
                 "schema": schema,
                 "prompt_version": p.prompt_version,
+                "sample": p.sample,
             }
         )
 
@@ -207,7 +214,6 @@ class OpenAICompatibleLLM(LLM):
         self, task: str, messages: Sequence[Message], p: _Params, response_format: dict[str, Any] | None
     ) -> tuple[str, str | None]:
         """One real request (with retries): returns (content, finish_reason) and records usage."""
-        self.accounting.check_budget(task, estimate_messages_tokens(messages), p.max_tokens)
         client = self._client()
         kwargs: dict[str, Any] = {
             "model": p.model,
@@ -224,7 +230,13 @@ class OpenAICompatibleLLM(LLM):
             async with self.limit.acquire_async():
                 return await client.chat.completions.create(**kwargs)
 
-        response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model})")
+        # Held before waiting for a concurrency slot, so calls in flight count against the budget.
+        held = self.accounting.reserve(task, estimate_messages_tokens(messages), p.max_tokens)
+        try:
+            response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model})")
+        except BaseException:
+            self.accounting.release(held)
+            raise
         choice = response.choices[0] if response.choices else None
         content = (choice.message.content if choice is not None else None) or ""
         finish = choice.finish_reason if choice is not None else None
@@ -232,7 +244,7 @@ class OpenAICompatibleLLM(LLM):
         prompt_tokens = usage.prompt_tokens if usage is not None else estimate_messages_tokens(messages)
         completion_tokens = usage.completion_tokens if usage is not None else 0
         self.accounting.record(
-            task, p.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens
+            task, p.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, reserved=held
         )
         log.debug(
             "llm call",
@@ -245,7 +257,7 @@ class OpenAICompatibleLLM(LLM):
 
     async def acomplete_text(self, task: str, messages: Sequence[Message], **overrides: Any) -> str:
         """Complete ``messages`` into text. Overrides: model, temperature, max_tokens, timeout_s,
-        prompt_version (part of the cache key)."""
+        prompt_version and sample (both part of the cache key)."""
         p = self._params(task, overrides)
         key = self._key("text", task, messages, p, None)
         if self.cache is not None:
@@ -265,7 +277,7 @@ class OpenAICompatibleLLM(LLM):
     ) -> T_Model:
         """Complete ``messages`` into a validated ``schema`` instance.
 
-        Overrides: model, temperature, max_tokens, timeout_s, response_format, prompt_version.
+        Overrides: model, temperature, max_tokens, timeout_s, response_format, prompt_version, sample.
         Raises LLMOutputError (naming ``task``) when the output is still invalid after one repair.
         """
         p = self._params(task, overrides)

@@ -24,12 +24,14 @@ __all__ = [
     "FactItems",
     "ForecastExplanation",
     "JudgeVerdict",
+    "KeyPoints",
     "MindMap",
     "MindMapNode",
     "Perspective",
     "QuestionClass",
     "QuestionProposals",
     "Synthesis",
+    "TagAliases",
     "TagClass",
     "TagClasses",
     "Triple",
@@ -108,6 +110,18 @@ class ChunkTags(_Schema):
     tags: dict[str, list[str]] = Field(default_factory=dict)
 
 
+class TagAliases(_Schema):
+    """PIKE-RAG tag-mapping table: colloquial terms users say for each tag, keyed by the tag's name."""
+
+    aliases: dict[str, list[str]] = Field(default_factory=dict)
+
+
+class KeyPoints(_Schema):
+    """PG-RAG: the key points an answer to the question must cover."""
+
+    points: list[str]
+
+
 class FactItem(_Schema):
     topic: str = ""
     fact: str
@@ -182,6 +196,8 @@ TASK_SCHEMAS: dict[str, type[BaseModel]] = {
     "question_class": QuestionClass,
     "tag_classes": TagClasses,
     "chunk_tags": ChunkTags,
+    "tag_aliases": TagAliases,
+    "key_points": KeyPoints,
     "fact_items": FactItems,
     "mind_map": MindMap,
     "forecast_explanation": ForecastExplanation,

@@ -20,21 +20,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
-from pydantic import BaseModel
 
 from kg.embeddings import Embedder
 from kg.graph.store import GraphStore
-from kg.llm import LLM
+from kg.llm import LLM, KeyPoints, prompt_for
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
-from kg.retrieval.common import hit_from_row, hits_by_id, query_vector
+from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
 
 __all__ = ["FactPath", "KeyPoints", "MindMapContext", "PGRAGRetriever", "render_mind_map", "upper_index", "walk"]
-
-
-class KeyPoints(BaseModel):
-    """The answer key points an LLM proposes for a question."""
-
-    points: list[str]
 
 
 @dataclass
@@ -115,12 +108,6 @@ def render_mind_map(paths: Sequence[FactPath]) -> str:
     return "\n".join(lines)
 
 
-_KEY_POINTS_PROMPT = (
-    "List the key points an answer to the user's question must cover, as short factual statements or "
-    "phrases (at most 5). Answer with JSON: {\"points\": [...]}."
-)
-
-
 class PGRAGRetriever(Retriever):
     """The pseudo-graph walk (see the module docstring).
 
@@ -143,25 +130,26 @@ class PGRAGRetriever(Retriever):
         """LLM key points; offline (no LLM), the question itself."""
         if self.llm is None or self.llm.offline:
             return [question]
-        out = self.llm.complete_structured(
-            "key_points", [{"role": "system", "content": _KEY_POINTS_PROMPT}, {"role": "user", "content": question}],
-            KeyPoints)
+        prompt = prompt_for("key_points", question)
+        out = self.llm.complete_structured("key_points", prompt.messages(question=question), KeyPoints,
+                                           prompt_version=prompt.version)
         return [p for p in out.points if p.strip()] or [question]
 
     def retrieve_mind_map(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> MindMapContext:
         points = self.key_points(question)
-        doc_ids = where.document_ids if where else None
+        params = filter_params(where)
+        # ``self.anchors`` is a floor: a fixed count would cap the fact paths, and so the hits, below k.
+        n_anchors = max(self.anchors, k)
         paths: dict[tuple[str, ...], FactPath] = {}
         for point in points:
             vector = query_vector(self.embedder, point)
-            anchors = self.store.read("retrieval/pgrag_anchors", vector=vector, k=self.anchors,
-                                      candidates=max(4 * self.anchors, 20), threshold=self.threshold,
-                                      document_ids=doc_ids)
+            anchors = self.store.read("retrieval/pgrag_anchors", vector=vector, k=n_anchors,
+                                      candidates=max(4 * n_anchors, 20), threshold=self.threshold, **params)
             if not anchors:
                 continue
             sims = {a["anchor_id"]: float(a["score"]) for a in anchors}
             uppers = self._uppers(anchors, sims, vector)
-            rows = self.store.read("retrieval/pgrag_subtree", ids=sorted(uppers), vector=vector)
+            rows = self.store.read("retrieval/pgrag_subtree", ids=sorted(uppers), vector=vector, **params)
             sims.update({r["item_id"]: float(r["item_score"]) for r in rows})
             self._node_sims([n for r in rows for n in r["path"][:-1]], vector, sims)
             ids = [[n["id"] for n in r["path"]] for r in rows]
@@ -174,8 +162,7 @@ class PGRAGRetriever(Retriever):
                 path = paths.setdefault(key, FactPath(row_ids, [n["text"] for n in row["path"]], row["chunk_id"]))
                 path.score += total
         best = sorted(paths.values(), key=lambda p: (-p.score, p.ids))
-        excluded = set(where.exclude_chunk_ids) if where else set()
-        return MindMapContext(points, [p for p in best if p.chunk_id not in excluded][:max(k, 1) * 2])
+        return MindMapContext(points, best[:max(k, 1) * 2])
 
     def _node_sims(self, nodes: Sequence[Mapping[str, str]], vector: list[float], sims: dict[str, float]) -> None:
         """Similarity of topic and route nodes to the key point, from their path text (routes have no vector)."""

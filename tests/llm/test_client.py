@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from kg.errors import BudgetExceededError, ConfigError, LLMError, LLMOutputError, LLMUnavailableError
-from kg.llm import AtomicQuestions, CitedAnswer, OfflineLLM, make_llm
+from kg.graph.store import GraphStore
+from kg.llm import AtomicQuestions, CitedAnswer, OfflineLLM, estimate_messages_tokens, make_llm
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
 from kg.testing.scripted_llm import Fault, Reply, ScriptedLLMServer, truncated
@@ -212,6 +213,45 @@ def test_budget_stop(server: ScriptedLLMServer, make_client: Client) -> None:
     assert used > 0
 
 
+def test_budget_holds_calls_in_flight(server: ScriptedLLMServer, make_client: Client) -> None:
+    """Concurrent calls reserve their worst case before waiting for a slot: the budget is never overshot."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    server.script("atomic_questions", Reply(json.dumps(GOOD), delay_s=0.2))
+    probe = [{"role": "user", "content": "chunk 0"}]
+    worst = estimate_messages_tokens(probe) + 100
+    budget = 2 * worst + worst // 2  # room for two calls' worst case, not three
+    llm = make_client(budget_tokens=budget, max_tokens=100, max_concurrency=8)
+
+    def run(i: int) -> str:
+        try:
+            llm.complete_structured("atomic_questions", [{"role": "user", "content": f"chunk {i}"}], AtomicQuestions)
+        except BudgetExceededError:
+            return "refused"
+        return "done"
+
+    with ThreadPoolExecutor(8) as pool:
+        outcomes = list(pool.map(run, range(8)))
+    assert outcomes.count("done") == 2 and outcomes.count("refused") == 6
+    assert len(server.chat_requests()) == 2
+    assert llm.accounting.total.total_tokens == sum(server.reported_usage()[k]
+                                                    for k in ("prompt_tokens", "completion_tokens"))
+    assert llm.accounting.total.total_tokens <= budget
+    # Recording settles a reservation: the two calls used far less than max_tokens, so a third one fits now.
+    assert budget - llm.accounting.total.total_tokens >= worst
+    llm.complete_structured("atomic_questions", probe, AtomicQuestions)
+    assert len(server.chat_requests()) == 3
+
+
+def test_failed_call_releases_its_reservation(server: ScriptedLLMServer, make_client: Client) -> None:
+    server.script("atomic_questions", Fault.server_error(), GOOD)
+    worst = estimate_messages_tokens(MESSAGES) + 100
+    llm = make_client(budget_tokens=worst + 10, max_tokens=100, max_retries=0)
+    with pytest.raises(LLMUnavailableError):
+        llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
+    assert llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions).questions == GOOD["questions"]
+
+
 def test_budget_refuses_first_call(server: ScriptedLLMServer, make_client: Client) -> None:
     llm = make_client(budget_tokens=50, max_tokens=100)
     with pytest.raises(BudgetExceededError, match="atomic_questions"):
@@ -252,6 +292,34 @@ def test_concurrency_limit_shared_across_clients_and_threads(
     assert server.max_in_flight == 3
 
 
+def test_one_limit_per_endpoint_for_chat_and_embeddings(server: ScriptedLLMServer, make_client: Client) -> None:
+    """The embedder asks for 4 in flight, the chat client for 2: the endpoint gets one limit, the smaller."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kg.embeddings.openai import OpenAIEmbedder
+    from kg.settings import EmbedderSettings
+
+    server.script("atomic_questions", Reply(json.dumps(GOOD), delay_s=0.2))
+    llm = make_client(max_concurrency=2)
+    embedder = OpenAIEmbedder(EmbedderSettings(provider="openai", base_url=server.base_url, max_concurrency=4))
+    try:
+        def chat(i: int) -> None:
+            llm.complete_structured("atomic_questions", [{"role": "user", "content": f"c{i}"}], AtomicQuestions)
+
+        def embed(i: int) -> None:
+            for j in range(10):
+                embedder.embed([f"text {i} {j}"])
+
+        with ThreadPoolExecutor(8) as pool:
+            jobs = [pool.submit(chat, i) for i in range(4)] + [pool.submit(embed, i) for i in range(4)]
+            for job in jobs:
+                job.result()
+    finally:
+        embedder.close()
+    assert len(server.chat_requests()) == 4 and len(server.requests) == 4 + 40
+    assert server.max_in_flight == 2
+
+
 def test_accounting_matches_server_and_prices(server: ScriptedLLMServer, make_client: Client) -> None:
     server.script("atomic_questions", '{"bad', GOOD)
     server.script("answer", {"answer": "A [1]", "citations": [1]})
@@ -260,7 +328,9 @@ def test_accounting_matches_server_and_prices(server: ScriptedLLMServer, make_cl
     llm.complete_structured("answer", MESSAGES, CitedAnswer, model="big")
     reported = server.reported_usage()
     acc = llm.accounting.to_json()
-    assert set(acc) == {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd", "by_task"}
+    assert set(acc) == {"model", "offline", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd",
+                        "by_task"}
+    assert acc["model"] == "test-model" and acc["offline"] is False
     assert acc["calls"] == reported["calls"] == 3
     assert acc["prompt_tokens"] == reported["prompt_tokens"]
     assert acc["completion_tokens"] == reported["completion_tokens"]
@@ -325,3 +395,28 @@ def test_complete_task_renders_prompt_by_language(server: ScriptedLLMServer, mak
     assert "Neo4j 是一个图数据库。" in req.body["messages"][1]["content"]
     with pytest.raises(ConfigError, match="STRATA_LLM_BASE_URL"):
         OfflineLLM().complete_task("atomic_questions", title="x", chunk="y")
+
+
+def test_judge_prompt_in_the_questions_language(server: ScriptedLLMServer, make_client: Client) -> None:
+    from kg.evaluation.qa import judge
+
+    server.script("judge", {"score": 1.0, "correct": True})
+    llm = make_client()
+    assert judge(llm, "晨间新闻节目的第一位主持人是谁?", ["鲍勃·爱德华兹"], "鲍勃·爱德华兹").correct
+    assert judge(llm, "Who first hosted Morning Edition?", ["Bob Edwards"], "Bob Edwards").correct
+    zh, en = (r.body["messages"][0]["content"] for r in server.chat_requests("judge"))
+    assert "参考答案" in zh and "reference" in en.lower()
+
+
+def test_key_points_prompt_file_in_the_questions_language(server: ScriptedLLMServer, make_client: Client,
+                                                          store: GraphStore) -> None:
+    from kg.embeddings import HashingEmbedder
+    from kg.retrieval.pgrag import PGRAGRetriever
+
+    server.script("key_points", {"points": ["第一位主持人"]})
+    pg = PGRAGRetriever(store, HashingEmbedder(16), llm=make_client())
+    assert pg.key_points("晨间新闻节目的第一位主持人是谁?") == ["第一位主持人"]
+    (req,) = server.chat_requests("key_points")
+    assert [m["role"] for m in req.body["messages"]] == ["system", "user"]
+    assert "要点" in req.body["messages"][0]["content"]
+    assert req.body["messages"][1]["content"] == "晨间新闻节目的第一位主持人是谁?"

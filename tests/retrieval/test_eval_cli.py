@@ -1,5 +1,5 @@
-"""End to end: ``strata eval retrieval`` on a slice of the HotpotQA sample, in its own throwaway Neo4j;
-and ``strata retrieve`` against a knowledge base."""
+"""End to end: ``strata eval retrieval`` on a slice of the HotpotQA sample, in its own throwaway Neo4j
+(``strata retrieve`` is in test_retrieve_cli.py)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,10 @@ def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path)
     ], env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text("utf-8"))
-    assert set(report) == {"dataset", "n_questions", "n_passages", "embedder", "llm", "results"}
-    assert report["n_questions"] == 10 and report["llm"] == "offline"
+    assert set(report) == {"dataset", "n_questions", "n_scored", "n_passages", "embedder", "llm", "results"}
+    assert report["n_questions"] == 10
+    assert report["llm"]["offline"] is True and report["llm"]["model"] is None and report["llm"]["calls"] == 0
+    assert report["n_scored"] == 10  # every HotpotQA question has gold passages
     assert 10 < report["n_passages"] <= 100  # the union of 10 questions' paragraphs, duplicates merged
     assert set(report["results"]) == {"bm25", "dense", "chunk", "fulltext", "hybrid", "strata"}
     for scores in report["results"].values():

@@ -54,10 +54,12 @@ def ask(
     """Answer a question from the knowledge base, with citations (title, page, character span)."""
     with Strata.connect(settings_of(ctx)) as kb:
         out = kb.ask(question, method=method)
+        usage = kb.llm.accounting.report()
     if json_out:
         emit_json(out.model_dump(mode="json"))
     else:
         _print_answer(out, trace)
+    console.print(f"llm: {usage.summary()}", highlight=False)
 
 
 @eval_app.command("qa")
@@ -81,7 +83,7 @@ def eval_qa(
     questions = questions_of(dataset, limit)
     embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
     with make_llm(settings.llm, cache_dir=settings.cache_dir) as llm, \
-            isolated_kb(settings, embedder, llm, corpus or dataset) as store:
+            isolated_kb(settings, embedder, llm, dataset, corpus, limit=limit) as store:
         report = evaluate(
             questions, chosen,
             lambda q, m: answer(q, store=store, embedder=embedder, llm=llm, method=m),
@@ -92,8 +94,9 @@ def eval_qa(
     json_path.write_text(json.dumps(data, indent=2), "utf-8")
     chart = plot_report(report, json_path.with_suffix(".png"))
     console.print(report.table(), highlight=False)
-    if report.llm is None:
+    if report.llm.offline:
         console.print("offline: extractive answers, no LLM-judged accuracy")
+    console.print(f"llm: {report.llm.summary()}", highlight=False)
     console.print(f"report: {json_path}  chart: {chart}")
 
 
@@ -118,7 +121,7 @@ def train_data(
     embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
     trajectories = []
     with make_llm(settings.llm, cache_dir=settings.cache_dir) as llm, \
-            isolated_kb(settings, embedder, llm, dataset) as store:
+            isolated_kb(settings, embedder, llm, dataset, limit=limit) as store:
         ports = default_ports(store, embedder, llm, reasoning_settings)
         for q in questions_of(dataset, limit):
             trajectories += collect_trajectories(q.question, q.answers, question_id=q.id, store=store, llm=llm,

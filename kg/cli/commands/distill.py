@@ -12,6 +12,7 @@ from rich.table import Table
 from kg.cli.app import app, console, emit_json, settings_of
 from kg.client import Strata
 from kg.distill import ALL_LAYERS, DistillReport, parse_layers
+from kg.llm import LLMReport
 
 __all__ = ["distill_command", "print_report", "run_distill"]
 
@@ -44,8 +45,7 @@ def print_report(report: DistillReport) -> None:
             console.print(f"[red]failed[/] {failure.layer} {failure.id}: {failure.error}", highlight=False)
     if report.stopped:
         console.print(f"[red]stopped[/]: {report.stopped}; run again to resume", highlight=False)
-    console.print(f"llm: {report.llm.get('calls', 0)} calls, {report.llm.get('cache_hits', 0)} cache hits",
-                  highlight=False)
+    console.print(f"llm: {LLMReport.model_validate(report.llm).summary()}", highlight=False)
 
 
 @app.command("distill")

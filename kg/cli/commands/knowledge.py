@@ -75,7 +75,9 @@ def load(
         if distill_layers.strip().lower() != "none" and any(f.status in ("loaded", "replaced") for f in report.files):
             # Only pending chunks are distilled, so all documents can be named when a file held several.
             distilled = run_distill(kb, distill_layers, loaded if all(f.document_id for f in report.files) else None)
+        usage = kb.llm.accounting.report()  # the whole job: enhanced chunking and distillation
     data = report.to_json()
+    data["llm"] = usage.to_json()
     if distilled is not None:
         data["distill"] = distilled.to_json()
     if report_path is not None and str(report_path) == "-":
@@ -91,12 +93,10 @@ def load(
         if f.error:
             console.print(f"[red]{f.status}[/]: {f.error}", highlight=False)
     console.print(f"summary: {report.summary()}  chunking: {report.chunking}", highlight=False)
-    if report.llm is not None:
-        usage = report.llm
-        console.print(f"llm: {usage['calls']} calls, {usage['cache_hits']} cache hits, {usage['prompt_tokens']} prompt "
-                      f"+ {usage['completion_tokens']} completion tokens, ${usage['cost_usd']:.4f}", highlight=False)
     if distilled is not None:
-        print_report(distilled)
+        print_report(distilled)  # ends with the same job-wide llm line: one accounting serves the whole job
+    else:
+        console.print(f"llm: {usage.summary()}", highlight=False)
     if report.failed or (distilled is not None and (distilled.failed or distilled.stopped)):
         raise typer.Exit(1)
 
