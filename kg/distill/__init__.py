@@ -24,7 +24,14 @@ from kg.distill.models import (
     LayerReport,
 )
 from kg.distill.offline import OfflineExtractor
-from kg.distill.pipeline import DEFAULT_LAYERS_LLM, DEFAULT_LAYERS_OFFLINE, default_layers, distill, parse_layers
+from kg.distill.pipeline import (
+    DEFAULT_LAYERS_LLM,
+    DEFAULT_LAYERS_OFFLINE,
+    default_layers,
+    distill,
+    llm_tasks_of,
+    parse_layers,
+)
 from kg.distill.resolve import EntityResolver, canonical_type, entity_key, types_compatible
 from kg.distill.tables import RowAggregate, aggregate_rows, column_key, parse_number
 from kg.distill.tags import expand_query_with_tags
@@ -50,6 +57,7 @@ __all__ = [
     "distill",
     "entity_key",
     "expand_query_with_tags",
+    "llm_tasks_of",
     "parse_layers",
     "parse_number",
     "rouge_l",

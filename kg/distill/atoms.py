@@ -21,6 +21,7 @@ __all__ = ["AtomsLayer"]
 
 class AtomsLayer(Layer):
     name = "atoms"
+    llm_tasks = ("atomic_questions",)
     independent_batches = True
     clear = ("distill/clear_atoms",)
 

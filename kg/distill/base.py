@@ -119,6 +119,8 @@ class Layer(ABC):
     # True when a batch's build reads nothing earlier batches of the same run write, so the job may build
     # the next batch while the previous one commits.
     independent_batches: bool = False
+    # The LLM tasks the layer runs about once per chunk: what `strata load --estimate` counts for it.
+    llm_tasks: tuple[str, ...] = ()
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx

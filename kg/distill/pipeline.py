@@ -29,7 +29,7 @@ from kg.errors import ConfigError
 from kg.graph.store import GraphStore
 from kg.llm import LLM
 
-__all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "parse_layers"]
+__all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_tasks_of", "parse_layers"]
 
 DEFAULT_LAYERS_OFFLINE: tuple[str, ...] = ("atoms", "triples", "tables")
 # Tags cost one call per chunk and make query-time expansion possible; the pseudo-graph is opt-in
@@ -43,6 +43,11 @@ _LAYERS: dict[str, type[Layer]] = {
 
 def default_layers(offline: bool) -> list[str]:
     return list(DEFAULT_LAYERS_OFFLINE if offline else DEFAULT_LAYERS_LLM)
+
+
+def llm_tasks_of(layers: Sequence[str]) -> tuple[str, ...]:
+    """The per-chunk LLM tasks of these layers, in order, for token estimates."""
+    return tuple(task for name in layers for task in _LAYERS[name].llm_tasks)
 
 
 def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:

@@ -67,6 +67,8 @@ def _leaf_paths(nodes: Sequence[MindMapNode], prefix: tuple[str, ...] = ()) -> l
 
 class PseudoGraphLayer(Layer):
     name = "pseudograph"
+    # mind_map runs once per document: counting it per chunk errs high, the safe side for a budget.
+    llm_tasks = ("fact_items", "mind_map")
     clear = ("distill/clear_pseudograph",)
     by_document = True
 

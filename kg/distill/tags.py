@@ -33,6 +33,7 @@ _ALIAS_GROUP = 40
 
 class TagsLayer(Layer):
     name = "tags"
+    llm_tasks = ("chunk_tags",)
     clear = ("distill/clear_tagged",)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:

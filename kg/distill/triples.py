@@ -25,6 +25,7 @@ __all__ = ["TriplesLayer"]
 
 class TriplesLayer(Layer):
     name = "triples"
+    llm_tasks = ("triples",)
     clear = ("distill/clear_facts",)
     stale = ("tables",)  # relation rows are read from the chunk's facts
 

@@ -100,3 +100,25 @@ def test_delete_by_a_path_relative_to_the_current_folder(neo4j_server: TestServe
     assert store.query("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 0}]
     again = runner.invoke(app, ["delete", "history.md"], env=env)
     assert again.exit_code != 0 and "no document with id or source 'history.md'" in str(again.exception)
+
+
+def test_load_estimate_counts_the_chosen_layers_tasks_and_writes_nothing(tmp_path: Path) -> None:
+    # No Neo4j is configured or started: the estimate parses and chunks only.
+    env = private_env(STRATA_HOME=str(tmp_path / "home"))
+    source = str(CORPUS / "gearbox-history.md")
+
+    def estimate(layers: str) -> dict[str, Any]:
+        result = runner.invoke(app, ["load", source, "--estimate", "--distill", layers], env=env)
+        assert result.exit_code == 0, result.output
+        return dict(json.loads(result.output))
+
+    default = estimate("atoms,triples")
+    assert set(default["by_task"]) == {"enhanced_chunk", "atomic_questions", "triples"}
+    assert default["files"] == 1 and default["chunks"] > 0 and default["failed_files"] == 0
+    assert all(entry["calls"] == default["chunks"] for entry in default["by_task"].values())
+    wider = estimate("atoms,triples,tags,pseudograph")
+    assert set(wider["by_task"]) == {"enhanced_chunk", "atomic_questions", "triples", "chunk_tags", "fact_items",
+                                     "mind_map"}
+    assert wider["prompt_tokens"] > default["prompt_tokens"]
+    assert set(estimate("none")["by_task"]) == {"enhanced_chunk"}
+    assert not (tmp_path / "home").exists() or not any((tmp_path / "home").rglob("neo4j.conf"))

@@ -56,10 +56,13 @@ def load(
 
     settings = settings_of(ctx)
     if estimate:
-        # Parsing and chunking only: no Neo4j, no LLM call.
+        # Parsing and chunking only: no Neo4j, no LLM call. Enhanced chunking, then the chosen layers.
+        from kg.distill import llm_tasks_of, parse_layers
+
+        chosen = [] if distill_layers.strip().lower() == "none" else parse_layers(distill_layers) or []
         files = find_files(paths, include, exclude)
-        emit_json(estimate_llm_tokens(files, chunk_tokens=settings.chunk_tokens,
-                                      chunk_overlap=settings.chunk_overlap, password=password))
+        emit_json(estimate_llm_tokens(files, chunk_tokens=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap,
+                                      password=password, tasks=("enhanced_chunk", *llm_tasks_of(chosen))))
         return
 
     with Strata.connect(settings, budget_tokens=budget_tokens) as kb:
