@@ -10,7 +10,7 @@ from rich.console import Console
 
 from kg.settings import Settings
 
-__all__ = ["app", "bench_app", "console", "emit_json", "eval_app", "neo4j_app", "settings_of"]
+__all__ = ["app", "bench_app", "cache_app", "console", "emit_json", "eval_app", "neo4j_app", "settings_of"]
 
 app = typer.Typer(help="Strata: a three-layer knowledge graph in Neo4j, and cited answers over it.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -22,6 +22,8 @@ app.add_typer(bench_app, name="bench")
 eval_app = typer.Typer(help="Evaluations on public QA data, isolated from your knowledge bases.",
                        no_args_is_help=True)
 app.add_typer(eval_app, name="eval")
+cache_app = typer.Typer(help="The LLM response and embedding caches in STRATA_CACHE_DIR.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
 console = Console(stderr=True)
 
 

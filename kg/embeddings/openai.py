@@ -74,7 +74,7 @@ class OpenAIEmbedder(Embedder):
         )
         self.cache: ResponseCache | None = None
         if cache_dir is not None:
-            self.cache = ResponseCache(Path(cache_dir) / "embeddings.sqlite", table="embeddings")
+            self.cache = ResponseCache.named(Path(cache_dir), "embeddings")
         self.calls = 0
 
     @property

@@ -14,10 +14,18 @@ import json
 import sqlite3
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ResponseCache", "cache_key"]
+__all__ = ["CACHES", "ResponseCache", "cache_key", "clear_caches"]
+
+# Every persistent cache under the cache folder: name -> (file, table). The clients open theirs from here,
+# so `strata cache clear` empties exactly what they read.
+CACHES: dict[str, tuple[Path, str]] = {
+    "llm": (Path("llm") / "responses.sqlite", "responses"),
+    "embeddings": (Path("embeddings.sqlite"), "embeddings"),
+}
 
 
 def cache_key(payload: dict[str, Any]) -> str:
@@ -93,3 +101,26 @@ class ResponseCache:
         if conn is not None:
             conn.close()
             self._local.conn = None
+
+    @classmethod
+    def named(cls, cache_dir: Path, name: str) -> ResponseCache:
+        """The cache ``name`` (a key of :data:`CACHES`) under ``cache_dir``."""
+        file, table = CACHES[name]
+        return cls(Path(cache_dir) / file, table=table)
+
+
+def clear_caches(cache_dir: Path, names: Sequence[str] = tuple(CACHES)) -> dict[str, int]:
+    """Empty the named caches under ``cache_dir``; returns how many entries each held (absent files: 0)."""
+    removed: dict[str, int] = {}
+    for name in names:
+        file, _ = CACHES[name]
+        if not (Path(cache_dir) / file).exists():
+            removed[name] = 0
+            continue
+        cache = ResponseCache.named(cache_dir, name)
+        try:
+            removed[name] = len(cache)
+            cache.clear()
+        finally:
+            cache.close()
+    return removed

@@ -128,7 +128,7 @@ class OpenAICompatibleLLM(LLM):
         self.limit = shared_limit(self.base_url, settings.max_concurrency)
         self.cache: ResponseCache | None = None
         if settings.cache and cache_dir is not None:
-            self.cache = ResponseCache(Path(cache_dir) / "llm" / "responses.sqlite")
+            self.cache = ResponseCache.named(Path(cache_dir), "llm")
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
             weakref.WeakKeyDictionary()
         )

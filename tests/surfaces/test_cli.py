@@ -122,3 +122,22 @@ def test_load_estimate_counts_the_chosen_layers_tasks_and_writes_nothing(tmp_pat
     assert wider["prompt_tokens"] > default["prompt_tokens"]
     assert set(estimate("none")["by_task"]) == {"enhanced_chunk"}
     assert not (tmp_path / "home").exists() or not any((tmp_path / "home").rglob("neo4j.conf"))
+
+
+def test_cache_clear_empties_what_the_clients_read(tmp_path: Path) -> None:
+    from kg.llm.cache import ResponseCache
+
+    cache_dir = tmp_path / "cache"
+    for name, entries in (("llm", 3), ("embeddings", 2)):
+        cache = ResponseCache.named(cache_dir, name)
+        for i in range(entries):
+            cache.put(f"{name}-{i}", "value")
+        cache.close()
+    env = private_env(STRATA_CACHE_DIR=str(cache_dir), STRATA_HOME=str(tmp_path / "home"))
+    only_llm = runner.invoke(app, ["cache", "clear", "--only", "llm", "--json"], env=env)
+    assert only_llm.exit_code == 0, only_llm.output
+    assert json.loads(only_llm.output)["removed"] == {"llm": 3}
+    assert len(ResponseCache.named(cache_dir, "llm")) == 0 and len(ResponseCache.named(cache_dir, "embeddings")) == 2
+    both = runner.invoke(app, ["cache", "clear", "--json"], env=env)
+    assert json.loads(both.output)["removed"] == {"llm": 0, "embeddings": 2}
+    assert runner.invoke(app, ["cache", "clear", "--only", "prompts"], env=env).exit_code == 2

@@ -10,7 +10,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.app import app, console, emit_json, settings_of
+from kg.cli.app import app, cache_app, console, emit_json, settings_of
 from kg.client import LAYERS, Strata
 from kg.ingest import estimate_llm_tokens, find_files
 
@@ -34,6 +34,28 @@ def config(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", he
         emit_json(data)
         return
     console.print_json(data=data)
+
+
+@cache_app.command("clear")
+def cache_clear(
+    ctx: typer.Context,
+    only: str = typer.Option(None, "--only", help="Comma-separated: llm, embeddings (default: both)."),
+    json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Empty the LLM response cache and the embedding cache, so the next run calls the endpoints again."""
+    from kg.llm.cache import CACHES, clear_caches
+
+    names = [n.strip() for n in only.split(",") if n.strip()] if only else list(CACHES)
+    unknown = sorted(set(names) - set(CACHES))
+    if unknown:
+        raise typer.BadParameter(f"unknown cache(s) {unknown}: choose from {', '.join(CACHES)}")
+    cache_dir = settings_of(ctx).cache_dir
+    removed = clear_caches(cache_dir, names)
+    if json_out:
+        emit_json({"cache_dir": str(cache_dir), "removed": removed})
+        return
+    for name, count in removed.items():
+        console.print(f"{name}: {count} entries removed from {cache_dir}")
 
 
 @app.command("load")
