@@ -26,7 +26,7 @@ from neo4j import GraphDatabase, ManagedTransaction, NotificationDisabledClassif
 from neo4j import exceptions as neo4j_exc
 
 import cypher
-from kg.errors import Neo4jError, Neo4jUnavailable
+from kg.errors import ConfigError, Neo4jError, Neo4jUnavailable
 
 __all__ = ["GraphStore", "Record"]
 
@@ -46,6 +46,30 @@ def _wrapped(uri: str) -> Iterator[None]:
         raise Neo4jError(f"{exc.code}: {exc.message}") from exc
     except neo4j_exc.DriverError as exc:
         raise Neo4jError(str(exc)) from exc
+
+
+def _ensure_database(driver: neo4j.Driver, uri: str, name: str) -> None:
+    """A named database (a knowledge base's, or STRATA_NEO4J_DATABASE) exists before first use: created where
+    the server holds several (Enterprise, Aura), refused clearly where it holds one (Community)."""
+    def system(query: str) -> list[neo4j.Record]:
+        return driver.execute_query(cypher.load(query), {"name": name}, database_="system").records
+
+    try:
+        if system("meta/database_exists")[0]["exists"]:
+            return
+    except neo4j_exc.ClientError:
+        return  # a user who may not list databases: the first query names a missing one
+    edition = str(driver.execute_query(cypher.load("meta/edition"), database_="system").records[0]["edition"])
+    if edition != "enterprise":
+        raise ConfigError(
+            f"Neo4j {edition} at {uri} serves a single database, so it cannot hold database {name!r}: unset "
+            "STRATA_NEO4J_URI to give each knowledge base (--kb) a local server of its own, use the default "
+            "knowledge base, or point Strata at Neo4j Enterprise or Aura")
+    try:
+        system("meta/create_database")
+    except neo4j_exc.Neo4jError as exc:
+        raise ConfigError(f"cannot create database {name!r} at {uri} for this knowledge base: {exc.message}; "
+                          "create it yourself or set STRATA_NEO4J_DATABASE to one that exists") from exc
 
 
 class GraphStore:
@@ -75,6 +99,8 @@ class GraphStore:
             )
             try:
                 driver.verify_connectivity()
+                if database is not None:
+                    _ensure_database(driver, uri, database)
                 if database is None:
                     # Pin the user's home database once: left unnamed, the driver resolves it again on
                     # every query (measured ~20 ms each on a local server).

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from neo4j import RoutingControl
+from neo4j import GraphDatabase, RoutingControl
 
-from kg.errors import EmbeddingMismatchError
+from kg.errors import ConfigError, EmbeddingMismatchError
 from kg.graph.schema import SCHEMA_VERSION, check_embedder, ensure_schema, schema_status
 from kg.graph.store import GraphStore
+from tests.conftest import TestServer
 
 W = RoutingControl.WRITE
 
@@ -78,3 +79,20 @@ def test_emptied_graph_can_switch_embedder(store: GraphStore) -> None:
     assert status.dimensions == 8
     dims = {r["name"]: r["dimensions"] for r in store.read("meta/vector_indexes")}
     assert dims["chunk_embedding"] == 8
+
+
+def test_a_knowledge_base_database_is_created_or_refused_by_edition(neo4j_server: TestServer) -> None:
+    # A knowledge base's database on a server the user points Strata at: Enterprise creates it, Community
+    # (one database per server) refuses naming it and the way out.
+    auth = (neo4j_server.uri, neo4j_server.user, neo4j_server.password)
+    with GraphDatabase.driver(neo4j_server.uri, auth=auth[1:]) as driver:
+        edition = driver.execute_query("CALL dbms.components() YIELD edition RETURN edition").records[0]["edition"]
+        if edition == "enterprise":
+            with GraphStore.connect(*auth, "kb-alpha") as created:
+                assert created.database == "kb-alpha"
+            driver.execute_query("DROP DATABASE $name IF EXISTS", {"name": "kb-alpha"}, database_="system")
+        else:
+            with pytest.raises(ConfigError, match=r"(?s)community.*'kb-alpha'.*STRATA_NEO4J_URI"):
+                GraphStore.connect(*auth, "kb-alpha")
+    with GraphStore.connect(*auth, "neo4j") as existing:
+        assert existing.database == "neo4j"  # an existing database is used as it is
