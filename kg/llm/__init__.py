@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kg.llm.accounting import Accounting, LLMReport, Usage, UsageCounts
+from kg.llm.accounting import Accounting, LLMReport, UsageCounts
 from kg.llm.base import LLM, Message, OfflineLLM
 from kg.llm.cache import ResponseCache, cache_key
 from kg.llm.openai_llm import OpenAICompatibleLLM
@@ -85,7 +85,6 @@ __all__ = [
     "TagClasses",
     "Triple",
     "Triples",
-    "Usage",
     "UsageCounts",
     "available_prompts",
     "cache_key",

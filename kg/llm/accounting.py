@@ -17,33 +17,13 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.errors import BudgetExceededError
 
-__all__ = ["Accounting", "LLMReport", "Usage", "UsageCounts"]
-
-
-@dataclass
-class Usage:
-    """Mutable counters of one scope (a job or a task) while the job runs."""
-
-    calls: int = 0
-    cache_hits: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    def counts(self) -> UsageCounts:
-        return UsageCounts(calls=self.calls, cache_hits=self.cache_hits, prompt_tokens=self.prompt_tokens,
-                           completion_tokens=self.completion_tokens, cost_usd=round(self.cost_usd, 8))
+__all__ = ["Accounting", "LLMReport", "UsageCounts"]
 
 
 class UsageCounts(BaseModel):
@@ -61,11 +41,12 @@ class UsageCounts(BaseModel):
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
-    def _minus(self, before: UsageCounts) -> dict[str, Any]:
-        return {"calls": self.calls - before.calls, "cache_hits": self.cache_hits - before.cache_hits,
-                "prompt_tokens": self.prompt_tokens - before.prompt_tokens,
-                "completion_tokens": self.completion_tokens - before.completion_tokens,
-                "cost_usd": round(self.cost_usd - before.cost_usd, 8)}
+    def plus(self, other: UsageCounts, sign: int = 1) -> UsageCounts:
+        """These counters with ``other``'s added (``sign=-1``: subtracted)."""
+        return UsageCounts(calls=self.calls + sign * other.calls, cache_hits=self.cache_hits + sign * other.cache_hits,
+                           prompt_tokens=self.prompt_tokens + sign * other.prompt_tokens,
+                           completion_tokens=self.completion_tokens + sign * other.completion_tokens,
+                           cost_usd=round(self.cost_usd + sign * other.cost_usd, 8))
 
 
 class LLMReport(UsageCounts):
@@ -78,9 +59,9 @@ class LLMReport(UsageCounts):
     def minus(self, before: LLMReport) -> LLMReport:
         """The usage since ``before`` (an earlier report of the same job); tasks with no change drop out."""
         empty = UsageCounts()
-        by_task = {task: UsageCounts(**usage._minus(before.by_task.get(task, empty)))
-                   for task, usage in self.by_task.items()}
-        return LLMReport(model=self.model, offline=self.offline, **self._minus(before),
+        by_task = {task: usage.plus(before.by_task.get(task, empty), -1) for task, usage in self.by_task.items()}
+        total = self.plus(before, -1)
+        return LLMReport(model=self.model, offline=self.offline, **total.model_dump(),
                          by_task={t: u for t, u in by_task.items() if u != empty})
 
     def to_json(self) -> dict[str, Any]:
@@ -117,8 +98,9 @@ class Accounting:
         self.budget_tokens = budget_tokens
         self.model = model
         self.offline = offline
-        self.total = Usage()
-        self.by_task: dict[str, Usage] = {}
+        # Frozen counters, replaced under the lock: a report never sees a half-counted call.
+        self.total = UsageCounts()
+        self.by_task: dict[str, UsageCounts] = {}
         self._reserved = 0
         self._lock = threading.Lock()
 
@@ -139,7 +121,7 @@ class Accounting:
             return 0
         worst = estimated_prompt_tokens + max_tokens
         with self._lock:
-            used, held = self.total.total_tokens, self._reserved
+            used, held = self.total.tokens, self._reserved
             if used + held + worst > self.budget_tokens:
                 raise BudgetExceededError(
                     f"task {task!r}: token budget {self.budget_tokens} would be exceeded "
@@ -156,26 +138,25 @@ class Accounting:
     def record(self, task: str, model: str, *, prompt_tokens: int, completion_tokens: int,
                reserved: int = 0) -> None:
         """Count one real call and its reported token usage, settling its reservation in the same step."""
-        cost = self.cost(model, prompt_tokens, completion_tokens)
+        call = UsageCounts(calls=1, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                           cost_usd=self.cost(model, prompt_tokens, completion_tokens))
         with self._lock:
             self._reserved -= reserved
-            for usage in (self.total, self.by_task.setdefault(task, Usage())):
-                usage.calls += 1
-                usage.prompt_tokens += prompt_tokens
-                usage.completion_tokens += completion_tokens
-                usage.cost_usd += cost
+            self._add(task, call)
 
     def record_cache_hit(self, task: str) -> None:
         """Count one response served from the cache (no tokens, no cost)."""
         with self._lock:
-            self.total.cache_hits += 1
-            self.by_task.setdefault(task, Usage()).cache_hits += 1
+            self._add(task, UsageCounts(cache_hits=1))
+
+    def _add(self, task: str, usage: UsageCounts) -> None:
+        self.total = self.total.plus(usage)
+        self.by_task[task] = self.by_task.get(task, UsageCounts()).plus(usage)
 
     def report(self) -> LLMReport:
         """The job's usage so far, as the typed ``"llm"`` block of reports."""
         with self._lock:
-            total = self.total.counts()
-            by_task = {task: usage.counts() for task, usage in sorted(self.by_task.items())}
+            total, by_task = self.total, dict(sorted(self.by_task.items()))
         return LLMReport(model=self.model, offline=self.offline, by_task=by_task, **total.model_dump())
 
     def to_json(self) -> dict[str, Any]:

@@ -202,14 +202,14 @@ def test_budget_stop(server: ScriptedLLMServer, make_client: Client) -> None:
     server.script("atomic_questions", GOOD)
     llm = make_client(budget_tokens=300, max_tokens=100)
     llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
-    used = llm.accounting.total.total_tokens
+    used = llm.accounting.total.tokens
     calls = 1
     with pytest.raises(BudgetExceededError):
         for _ in range(20):
             llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions, temperature=0.1 * calls)
             calls += 1
     assert len(server.chat_requests()) == calls
-    assert llm.accounting.total.total_tokens <= 300
+    assert llm.accounting.total.tokens <= 300
     assert used > 0
 
 
@@ -234,11 +234,11 @@ def test_budget_holds_calls_in_flight(server: ScriptedLLMServer, make_client: Cl
         outcomes = list(pool.map(run, range(8)))
     assert outcomes.count("done") == 2 and outcomes.count("refused") == 6
     assert len(server.chat_requests()) == 2
-    assert llm.accounting.total.total_tokens == sum(server.reported_usage()[k]
+    assert llm.accounting.total.tokens == sum(server.reported_usage()[k]
                                                     for k in ("prompt_tokens", "completion_tokens"))
-    assert llm.accounting.total.total_tokens <= budget
+    assert llm.accounting.total.tokens <= budget
     # Recording settles a reservation: the two calls used far less than max_tokens, so a third one fits now.
-    assert budget - llm.accounting.total.total_tokens >= worst
+    assert budget - llm.accounting.total.tokens >= worst
     llm.complete_structured("atomic_questions", probe, AtomicQuestions)
     assert len(server.chat_requests()) == 3
 
