@@ -2,7 +2,9 @@
 
 A file is parsed whole before anything of it is written, so a parse error leaves nothing of it in the
 graph. Its documents are then written in groups (see :mod:`kg.graph.writer`); each document commits
-atomically, and a failing file never stops the others.
+atomically, and a failing file never stops the others. A file that holds many documents (a QA corpus)
+also drops the documents it no longer holds. Once written, documents are linked to the loaded documents
+whose titles they mention and that mention theirs (see :mod:`kg.graph.mentions`).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from typing import Any
 from kg.embeddings import Embedder
 from kg.enhanced_chunking import enhance_chunks
 from kg.errors import BudgetExceededError, LoaderError, Neo4jUnavailable, StrataError
+from kg.graph.mentions import link_title_mentions
 from kg.graph.store import GraphStore
-from kg.graph.writer import DocumentWriter, PreparedDocument, WriteOutcome, document_id
+from kg.graph.writer import DocumentWriter, PreparedDocument, WriteOutcome, delete_documents, document_id
 from kg.llm import LLM, estimate_tokens, load_prompt
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
@@ -42,6 +45,7 @@ class FileReport:
     chunks: int = 0
     tables: int = 0
     figures: int = 0
+    removed: int = 0
     seconds: float = 0.0
 
 
@@ -179,6 +183,7 @@ class Ingestor:
             if not docs:
                 raise LoaderError(str(path), "no text could be extracted")
             outcomes = self.write(docs)
+            entry.removed = self._drop_stale(str(path), {d.id for d in docs})
         except (Neo4jUnavailable, BudgetExceededError):
             raise
         except StrataError as exc:
@@ -187,6 +192,8 @@ class Ingestor:
             entry.error = message.splitlines()[0]
         else:
             entry.status = _file_status(outcomes)
+            if entry.removed and entry.status == "unchanged":
+                entry.status = "replaced"
             entry.error = next((o.error for o in outcomes if o.error), None)
             entry.documents = len(outcomes)
             entry.document_id = outcomes[0].document_id if len(outcomes) == 1 else None
@@ -198,6 +205,14 @@ class Ingestor:
         entry.seconds = round(time.perf_counter() - started, 4)
         return entry
 
+    def _drop_stale(self, file: str, kept: set[str]) -> int:
+        """Delete the documents an earlier version of ``file`` held and this one does not (passages removed
+        from a QA corpus); returns how many."""
+        stale = [r["id"] for r in self.writer.store.read("graph/file_documents", file=file) if r["id"] not in kept]
+        if stale:
+            delete_documents(self.writer.store, stale)
+        return len(stale)
+
     def prepare(self, doc: SourceDocument) -> PreparedDocument:
         """Structural chunks; enhanced chunking waits for :meth:`write`, which knows what changed."""
         return prepare_structural(doc, self.chunk_tokens, self.chunk_overlap)
@@ -206,7 +221,8 @@ class Ingestor:
         """Re-chunk with the LLM (when configured) and embed only what changed, then write in groups of
         about ``group_chunks`` chunks. The sha256 check comes first so an unchanged file costs no LLM
         call; every changed document is enhanced before the first group is written, so a budget stop
-        leaves nothing of the file behind."""
+        leaves nothing of the file behind. Title mentions are linked last, for every document awaiting it
+        (this file's, and any an interrupted load left)."""
         known = self.writer.states([d.id for d in docs])
         if self.llm is not None:
             for doc in docs:
@@ -224,6 +240,7 @@ class Ingestor:
                 group, size = [], 0
         if group:
             outcomes += self._flush(group, known)
+        link_title_mentions(self.writer.store)
         return outcomes
 
     def _flush(self, group: list[PreparedDocument], known: dict[str, str]) -> list[WriteOutcome]:

@@ -91,9 +91,15 @@ class Link(_Model):
 
 
 class SourceDocument(_Model):
-    """One parsed input document, before chunking."""
+    """One parsed input document, before chunking.
+
+    ``sha256`` hashes the document's content: the file's bytes when the document is the whole file, the
+    passage when a file holds many documents (a QA corpus). ``file`` names such a many-document file, so an
+    edited corpus can drop the passages it no longer holds; it is ``None`` when ``source`` is the file.
+    """
 
     source: str
+    file: str | None = None
     title: str
     format: str
     sha256: str

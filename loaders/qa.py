@@ -12,6 +12,8 @@ A HotpotQA passage keeps its sentence list: sentence *i* of the document is the 
 supporting-sentence retrieval can be scored against ``supporting_facts``. Other passages are split with
 the chunker's sentence splitter. The same passage repeated across questions (distractors are) becomes
 one document; a title reused with different text gets a ``#2``, ``#3`` ... suffix on its ``source``.
+Each passage's ``sha256`` hashes the passage (title, text and sentence spans), not the file, so editing
+one passage of a large corpus replaces that passage only.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from pydantic import BaseModel
 
 from kg.errors import LoaderError
 from loaders.base import Loader, require_nonempty
-from loaders.builder import TextBuilder, sha256_file
+from loaders.builder import TextBuilder
 from loaders.chunking import split_sentences
 from loaders.models import Sentence, SourceDocument
 from loaders.text import read_text
@@ -59,6 +61,11 @@ class _Passage(BaseModel):
     title: str
     text: str
     sentences: list[tuple[int, int]]
+
+
+def _passage_digest(passage: _Passage) -> str:
+    spans = ",".join(f"{a}-{b}" for a, b in passage.sentences)
+    return hashlib.sha256(f"{passage.title}\x00{passage.text}\x00{spans}".encode()).hexdigest()
 
 
 def _read_records(path: Path) -> Any:
@@ -186,7 +193,6 @@ class QALoader(Loader):
 
     def load(self, path: Path, *, password: str | None = None) -> Iterator[SourceDocument]:
         data, layout = _load_layout(path)
-        digest = sha256_file(path)
         seen: set[str] = set()
         variants: dict[str, int] = {}
         for passage in _passages(path, data, layout):
@@ -199,7 +205,8 @@ class QALoader(Loader):
             source = f"{path}#{passage.title}" + (f"#{count}" if count > 1 else "")
             builder = TextBuilder(passage.title)
             builder.add_block(passage.text)
-            doc = builder.finish(source=source, format=layout, sha256=digest)
+            doc = builder.finish(source=source, format=layout, sha256=_passage_digest(passage))
+            doc.file = str(path)
             doc.sentences = [
                 Sentence(index=i, char_start=a, char_end=b) for i, (a, b) in enumerate(passage.sentences)
             ]

@@ -7,7 +7,8 @@ query planning inside its timing; the batched writer runs its groups on two sess
 compiling well past that warm-up (measured on the 10,000 passages: 5.8 s, then 3.8 s, then 2.6 s), so the
 batched writer runs ``batched_runs`` times on an emptied database: the headline is the median run, and
 the first (cold) run is reported beside it. The naive writer runs once: at about a minute it warms up
-inside its own run.
+inside its own run. After the last batched run, the pass that a load runs next, linking explicit title
+mentions both ways (:mod:`kg.graph.mentions`), is timed on its own: ``mention_links_*``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any
 
 from kg.bench.corpus import write_corpus
 from kg.embeddings import HashingEmbedder
+from kg.graph.mentions import link_title_mentions
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
 from kg.graph.writer import DocumentWriter, PreparedDocument, naive_write
@@ -75,6 +77,10 @@ def run_ingest_bench(settings: Settings, *, passages: int = 10_000, corpus: Path
             store.run_autocommit("meta/wipe")
             runs.append(_batched(store, docs, settings.batch_size, group_chunks, workers))
         batched_s = statistics.median(runs)
+        started = time.perf_counter()
+        linked = link_title_mentions(store)
+        links_s = time.perf_counter() - started
+        references = store.query("MATCH (:Document)-[r:REFERENCES]->(:Document) RETURN count(r) AS n")[0]["n"]
         store.run_autocommit("meta/wipe")
         naive_write(store, warmup)
         store.run_autocommit("meta/wipe")
@@ -95,6 +101,9 @@ def run_ingest_bench(settings: Settings, *, passages: int = 10_000, corpus: Path
         "naive_passages_per_s": round(len(docs) / naive_s, 1),
         "naive_chunks_per_s": round(naive_cps, 1),
         "ratio": round(batched_cps / naive_cps, 2),
+        "mention_links_seconds": round(links_s, 3),
+        "mention_links_documents_per_s": round(linked / links_s, 1),
+        "mention_links_references": references,
         "group_chunks": group_chunks,
         "writers": workers,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),

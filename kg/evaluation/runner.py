@@ -31,7 +31,7 @@ from kg.server.local import LocalNeo4j
 from kg.server.throwaway import throwaway_server
 from kg.settings import LocalServerSettings, Settings, kept_ports
 from loaders.models import SourceDocument
-from loaders.qa import QALoader, passage_key
+from loaders.qa import QALoader
 
 __all__ = ["CorpusLoad", "corpus_documents", "distill_eval_layers", "isolated_store",
            "load_corpus", "method_unavailable"]
@@ -83,9 +83,8 @@ def corpus_documents(dataset: Path, corpus: Path | None = None, *, limit: int | 
     """The passages to retrieve from, as the QA loader makes them (title, text, sentences).
 
     With ``corpus``, that file's passages. Without, the union of the paragraphs of the (first ``limit``)
-    questions: PIKE-RAG's protocol. Sources are rewritten to ``eval:<title>`` and hashes to the passage's
-    own (:func:`~loaders.qa.passage_key`, which also names gold passages), so the same passage keeps its
-    id and is reused whatever file or slice it came from.
+    questions: PIKE-RAG's protocol. Sources are rewritten to ``eval:<title>``; a passage's hash is its own,
+    not its file's, so the same passage keeps its id and is reused whatever file or slice it came from.
     """
     with tempfile.TemporaryDirectory(prefix="strata-eval-") as tmp:
         if corpus is not None:
@@ -96,10 +95,7 @@ def corpus_documents(dataset: Path, corpus: Path | None = None, *, limit: int | 
         docs = list(QALoader().load(path))
     prefix = f"{path}#"
     return [
-        doc.model_copy(update={
-            "source": "eval:" + doc.source.removeprefix(prefix),
-            "sha256": passage_key(doc.title, doc.text),
-        })
+        doc.model_copy(update={"source": "eval:" + doc.source.removeprefix(prefix), "file": None})
         for doc in docs
     ]
 

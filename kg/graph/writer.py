@@ -27,6 +27,7 @@ from neo4j import RoutingControl
 
 import cypher
 from kg.errors import Neo4jError, Neo4jUnavailable
+from kg.graph.mentions import mention_keys
 from kg.graph.store import GraphStore, Transaction
 from kg.retrieval.lucene import name_query
 from loaders.models import Chunk, SourceDocument
@@ -121,11 +122,15 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
         targets |= {_key(name) for name in _FILE_NAME.findall(doc.text[:200_000])}
         targets.discard("")
         targets.discard(_key(PurePath(doc.source).name))
+        mention = mention_keys(doc.title)
         rows.documents.append({
-            "id": did, "title": doc.title, "source": doc.source, "sha256": doc.sha256, "format": doc.format,
+            "id": did, "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
+            "sha256": doc.sha256, "format": doc.format,
             "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
             "language": doc.language, "source_name": _key(PurePath(doc.source.split("#")[0]).name),
             "title_key": _key(doc.title), "link_targets": sorted(targets),
+            "mention_query": mention.query if mention else None,
+            "mention_pattern": mention.pattern if mention else None,
         })
         if targets:
             rows.references.append({"id": did, "targets": sorted(targets)})

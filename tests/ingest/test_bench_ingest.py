@@ -26,3 +26,6 @@ def test_bench_ingest_reports_both_writers(tmp_path: Path) -> None:
     assert report["batched_seconds"] == sorted(report["batched_runs_seconds"])[1]
     assert report["ratio"] == pytest.approx(report["batched_chunks_per_s"] / report["naive_chunks_per_s"], rel=0.01)
     assert report["peak_rss_mb"] > 0
+    # The title-mention pass is timed beside the writer, on the same passages (each names its neighbour).
+    assert report["mention_links_seconds"] > 0 and report["mention_links_documents_per_s"] > 0
+    assert report["mention_links_references"] >= 30

@@ -265,6 +265,45 @@ def test_hotpotqa_sample_loads_every_passage_with_sentences(shared_data: Path, i
         "RETURN c.text AS text, c.sentences AS sentences ORDER BY c.order LIMIT 1", title=title)
     assert row and row[0]["sentences"][:2] == [0, 1]
     assert str(row[0]["text"]).startswith(titles[title][0].strip()[:30])
+    # Passages that name another passage's title reference it, through the chunks that name it.
+    mentions = store.query(
+        "MATCH (a:Document)-[r:REFERENCES]->(b:Document) UNWIND r.mention_chunks AS id MATCH (c:Chunk {id: id}) "
+        "RETURN a.id AS a, b.title AS title, c.document_id AS doc, c.text AS text")
+    assert len({(m["a"], m["title"]) for m in mentions}) >= 20
+    assert all(m["title"] in " ".join(m["text"].split()) and m["doc"] == m["a"] for m in mentions)
+
+
+def test_edited_qa_corpus_replaces_only_what_changed(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    corpus = tmp_path / "corpus.json"
+    passages = [{"title": f"Site {name}", "text": f"Site {name} has {n} turbines."}
+                for n, name in enumerate(("Kestrel", "Gannet", "Heron", "Osprey"), start=10)]
+    corpus.write_text(json.dumps(passages), "utf-8")
+    first = ingestor.load([corpus]).files[0]
+    assert (first.status, first.documents, first.removed) == ("loaded", 4, 0)
+    stamps = {r["title"]: r["at"] for r in store.query("MATCH (d:Document) RETURN d.title AS title, d.loaded_at AS at")}
+
+    passages[1]["text"] = "Site Gannet has 24 turbines."  # changed
+    del passages[2]  # removed
+    passages.append({"title": "Site Puffin", "text": "Site Puffin is planned."})  # added
+    corpus.write_text(json.dumps(passages), "utf-8")
+    second = ingestor.load([corpus]).files[0]
+    assert (second.status, second.documents, second.removed) == ("replaced", 4, 1)
+    after = {r["title"]: r for r in store.query(
+        "MATCH (d:Document)-[:HAS_SECTION]->(:Section)-[:HAS_CHUNK]->(c:Chunk) "
+        "RETURN d.title AS title, d.loaded_at AS at, c.text AS text")}
+    assert sorted(after) == ["Site Gannet", "Site Kestrel", "Site Osprey", "Site Puffin"]
+    assert after["Site Gannet"]["text"] == "Site Gannet has 24 turbines."
+    # Unchanged passages of the edited file were not rewritten.
+    assert after["Site Kestrel"]["at"] == stamps["Site Kestrel"] and after["Site Osprey"]["at"] == stamps["Site Osprey"]
+    assert store.query("MATCH (n {document_id: $id}) RETURN count(n) AS n",
+                       id=document_id(f"{corpus}#Site Heron"))[0]["n"] == 0
+
+    # Removing passages alone also counts as a change of the file; a reload after it is a no-op.
+    corpus.write_text(json.dumps(passages[:2]), "utf-8")
+    third = ingestor.load([corpus]).files[0]
+    assert (third.status, third.removed) == ("replaced", 2)
+    assert ingestor.load([corpus]).files[0].status == "unchanged"
+    assert store.query("MATCH (d:Document) RETURN count(d) AS n")[0]["n"] == 2
 
 
 def test_full_text_sees_each_write_and_delete_as_soon_as_it_returns(store: GraphStore, ingestor: Ingestor,

@@ -84,6 +84,7 @@ def test_musique_jsonl_and_duplicate_titles(tmp_path: Path) -> None:
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     docs = list(load_path(path))
     assert [d.source for d in docs] == [f"{path}#T", f"{path}#T#2"]
+    assert {d.file for d in docs} == {str(path)}
     assert [(s.char_start, s.char_end) for s in docs[0].sentences] == [(0, 4), (5, 9)]
     questions = load_questions(path)
     assert questions[0].answers == ["a", "A"] and questions[0].type == "2hop"
@@ -104,3 +105,19 @@ def test_unrecognised_json_layout(tmp_path: Path) -> None:
     path.write_text(json.dumps([{"foo": 1}]), encoding="utf-8")
     with pytest.raises(LoaderError, match="unrecognised JSON layout"):
         list(load_path(path))
+
+
+def test_a_passage_hash_is_its_own_not_its_files(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.json", tmp_path / "b.json"
+    first.write_text(json.dumps([{"title": "A", "text": "Alpha."}, {"title": "B", "text": "Beta."}]), "utf-8")
+    second.write_text(json.dumps([{"title": "A", "text": "Alpha."}, {"title": "B", "text": "Beta, edited."}]), "utf-8")
+    a1, b1 = load_path(first)
+    a2, b2 = load_path(second)
+    assert a1.sha256 == a2.sha256  # the same passage, whichever file holds it
+    assert b1.sha256 != b2.sha256 and a1.sha256 != b1.sha256
+    # The same text split into other sentences is another passage (its sentence indices differ).
+    third = tmp_path / "c.json"
+    third.write_text(json.dumps({"A": ["Alpha."], "B": ["Beta,", "edited."]}), "utf-8")
+    fourth = tmp_path / "d.json"
+    fourth.write_text(json.dumps({"A": ["Alpha."], "B": ["Beta, edited."]}), "utf-8")
+    assert [d.sha256 for d in load_path(third)][1] != [d.sha256 for d in load_path(fourth)][1]

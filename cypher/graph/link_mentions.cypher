@@ -1,0 +1,27 @@
+// REFERENCES from explicit title mentions, both ways, for the documents in $ids (see kg.graph.mentions).
+// Incoming: chunks of other documents that the title's phrase query finds (at most $incoming) and whose text
+// holds the title verbatim. Outgoing: titles the title index finds for each of the document's chunks' name
+// terms (at most $outgoing per chunk) that the chunk holds verbatim. A REFERENCES keeps the mentioning chunks.
+UNWIND $ids AS id
+MATCH (d:Document {id: id})
+CALL (d) {
+  WITH d WHERE d.mention_query IS NOT NULL
+  CALL db.index.fulltext.queryNodes('chunk_text', d.mention_query, {limit: $incoming}) YIELD node AS c
+  WITH d, c WHERE c.document_id <> d.id AND c.text =~ d.mention_pattern
+  MATCH (o:Document {id: c.document_id})
+  WITH d, o, collect(c.id) AS chunk_ids
+  MERGE (o)-[r:REFERENCES]->(d)
+  SET r.mention_chunks = coalesce(r.mention_chunks, []) + [x IN chunk_ids WHERE NOT x IN coalesce(r.mention_chunks, [])]
+  RETURN count(r) AS incoming
+}
+CALL (d) {
+  MATCH (c:Chunk {document_id: d.id}) WHERE c.name_terms <> ''
+  CALL db.index.fulltext.queryNodes('document_title', c.name_terms, {limit: $outgoing}) YIELD node AS o
+  WITH d, c, o WHERE o.id <> d.id AND o.mention_pattern IS NOT NULL AND c.text =~ o.mention_pattern
+  WITH d, o, collect(c.id) AS chunk_ids
+  MERGE (d)-[r:REFERENCES]->(o)
+  SET r.mention_chunks = coalesce(r.mention_chunks, []) + [x IN chunk_ids WHERE NOT x IN coalesce(r.mention_chunks, [])]
+  RETURN count(r) AS outgoing
+}
+REMOVE d.mentions_pending
+RETURN sum(incoming) AS incoming, sum(outgoing) AS outgoing

@@ -1,0 +1,79 @@
+"""REFERENCES from explicit mentions of another loaded document's title in a chunk's text.
+
+A document names another when one of its chunks holds the other's title verbatim: the same characters
+(case-sensitive, any run of whitespace for a space), as whole words. Both directions are found in the
+database, through the full-text indexes, for every document written since it was last linked (it carries
+``mentions_pending``):
+
+* incoming: the title's phrase query on the chunks' text field finds the chunks that may name it;
+* outgoing: each of the document's chunks queries the title index with its name terms (the words that
+  can be part of a name, stored at load time), which finds the titles it may name.
+
+Candidates are then kept only if the chunk's text matches the title's verbatim pattern, a Java regular
+expression stored on the document at write time (``mention_pattern``). The linking runs after the
+writer's commit, when the eventually consistent indexes hold the new chunks and titles; an interrupted run
+leaves the flag set and the next load finishes it. Each REFERENCES so made records the mentioning chunks
+(``mention_chunks``), so it can be traced to the text that made it.
+
+Titles that cannot be told from ordinary words are not linked: under 4 characters, without a name-like
+word (all lower-case), or a single generic heading word such as "Introduction".
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kg.graph.store import GraphStore
+from kg.retrieval.lucene import STOPWORDS, escape_lucene
+from loaders.builder import cjk_ratio
+
+__all__ = ["MentionKeys", "link_title_mentions", "mention_keys"]
+
+# One-word titles that name a kind of text, not a document: they would "mention" half the corpus.
+_GENERIC = frozenset(
+    """abstract appendix background chapter conclusion conclusions contents document draft foreword glossary index
+    introduction notes overview preface readme references summary untitled""".split()  # noqa: SIM905 - a word list reads better as text
+)
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Java regex: no letter, digit or underscore just before / after a title that starts / ends with one.
+_BEFORE, _AFTER = r"(?<![\p{L}\p{N}_])", r"(?![\p{L}\p{N}_])"
+
+
+@dataclass(frozen=True, slots=True)
+class MentionKeys:
+    """The two keys a title is found by: a Lucene phrase query on chunk text, and the verbatim pattern."""
+
+    query: str
+    pattern: str
+
+
+def _bounded(ch: str) -> bool:
+    """Whether a title's edge character needs a word boundary (not in scripts written without spaces)."""
+    return (ch.isalnum() or ch == "_") and not cjk_ratio(ch)
+
+
+def mention_keys(title: str) -> MentionKeys | None:
+    """The keys that find mentions of ``title``, or None when the title is too ordinary to link by."""
+    clean = " ".join(title.split())
+    words = _WORD.findall(clean)
+    named = [w for w in words if not w.islower() and w.lower() not in STOPWORDS]
+    if len(clean) < 4 or not named or (len(words) == 1 and clean.lower() in _GENERIC):
+        return None
+    body = r"\s+".join("".join(ch if ch.isalnum() else "\\" + ch for ch in part) for part in clean.split(" "))
+    pattern = "(?s).*" + (_BEFORE if _bounded(clean[0]) else "") + body + (_AFTER if _bounded(clean[-1]) else "") + ".*"
+    return MentionKeys(query=f'text:"{escape_lucene(clean)}"', pattern=pattern)
+
+
+def link_title_mentions(store: GraphStore, *, batch_size: int = 200, incoming_candidates: int = 2000,
+                        outgoing_candidates: int = 50) -> int:
+    """Link every document still marked ``mentions_pending``, ``batch_size`` documents per transaction;
+    returns the number of documents linked. ``incoming_candidates`` bounds the chunks examined per title,
+    ``outgoing_candidates`` the titles examined per chunk."""
+    linked = 0
+    while True:
+        ids = [row["id"] for row in store.read("graph/mentions_pending", limit=batch_size)]
+        if not ids:
+            return linked
+        store.write("graph/link_mentions", ids=ids, incoming=incoming_candidates, outgoing=outgoing_candidates)
+        linked += len(ids)

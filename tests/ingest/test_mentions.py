@@ -1,0 +1,100 @@
+"""REFERENCES from explicit title mentions, found both ways at load time, in the real Neo4j."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kg.embeddings import HashingEmbedder
+from kg.graph.mentions import mention_keys
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
+from kg.graph.writer import DocumentWriter
+from kg.ingest import Ingestor, prepare_structural
+from loaders import load_path
+
+EMBEDDER = HashingEmbedder(dimensions=64)
+
+
+@pytest.fixture
+def ingestor(store: GraphStore) -> Ingestor:
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    return Ingestor(store, EMBEDDER, chunk_tokens=80, chunk_overlap=10)
+
+
+def references(store: GraphStore) -> set[tuple[str, str]]:
+    rows = store.query("MATCH (a:Document)-[:REFERENCES]->(b:Document) RETURN a.title AS a, b.title AS b")
+    return {(r["a"], r["b"]) for r in rows}
+
+
+def write(path: Path, title: str, body: str) -> Path:
+    path.write_text(f"# {title}\n\n{body}\n", "utf-8")
+    return path
+
+
+def test_mentions_link_both_ways_whatever_the_load_order(tmp_path: Path, ingestor: Ingestor,
+                                                         store: GraphStore) -> None:
+    write(tmp_path / "plan.md", "Kestrel Ridge repowering plan",
+          "The plan follows the findings of the Gearbox Failure Review 2024 and replaces twelve turbines.")
+    ingestor.load([tmp_path / "plan.md"])
+    assert references(store) == set()  # the review is not loaded yet
+
+    # Loaded later, the review is found in the plan's text (incoming), and it names the plan (outgoing).
+    write(tmp_path / "review.md", "Gearbox Failure Review 2024",
+          "Thirteen gearboxes failed in 2024.\n\nThe Kestrel Ridge repowering plan answers this review.")
+    report = ingestor.load([tmp_path / "review.md"])
+    assert report.files[0].status == "loaded"
+    assert references(store) == {
+        ("Kestrel Ridge repowering plan", "Gearbox Failure Review 2024"),
+        ("Gearbox Failure Review 2024", "Kestrel Ridge repowering plan"),
+    }
+    # Each mention keeps the chunks that name the title, and those chunks hold it.
+    rows = store.query(
+        "MATCH (a:Document {title: 'Gearbox Failure Review 2024'})-[r:REFERENCES]->(b:Document) "
+        "UNWIND r.mention_chunks AS id MATCH (c:Chunk {id: id}) RETURN c.text AS text, c.document_id AS doc, "
+        "a.id AS source")
+    assert rows and all("Kestrel Ridge repowering plan" in r["text"] and r["doc"] == r["source"] for r in rows)
+    assert store.query("MATCH (d:Document) WHERE d.mentions_pending RETURN count(d) AS n")[0]["n"] == 0
+
+
+def test_only_verbatim_whole_title_mentions_count(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    write(tmp_path / "apollo.md", "Apollo 11", "The first crewed Moon landing.")
+    write(tmp_path / "intro.md", "Introduction", "A generic heading used as a title.")
+    write(tmp_path / "ok.md", "Mission notes", "Apollo 11 landed in July 1969.")
+    write(tmp_path / "other-number.md", "Later missions", "Apollo 110 is not a mission; Apollo 13 returned.")
+    write(tmp_path / "lower.md", "Reading list", "apollo 11 in lower case is not an explicit mention.")
+    write(tmp_path / "generic.md", "Preface", "See the Introduction of every report.")
+    ingestor.load([tmp_path])
+    assert references(store) == {("Mission notes", "Apollo 11")}
+
+
+def test_mentions_survive_replacement_and_resume_after_interruption(tmp_path: Path, ingestor: Ingestor,
+                                                                   store: GraphStore) -> None:
+    write(tmp_path / "a.md", "Osprey Flats site log", "Cables were replaced after the Heron Moor audit.")
+    write(tmp_path / "b.md", "Heron Moor audit", "The audit found worn yaw brakes.")
+    ingestor.load([tmp_path])
+    assert references(store) == {("Osprey Flats site log", "Heron Moor audit")}
+
+    # The mentioned document changes: its incoming mention is found again for the new version.
+    write(tmp_path / "b.md", "Heron Moor audit", "The audit found worn yaw brakes and loose bolts.")
+    assert ingestor.load([tmp_path / "b.md"]).files[0].status == "replaced"
+    assert references(store) == {("Osprey Flats site log", "Heron Moor audit")}
+
+    # A write that stopped before linking leaves its documents marked; the next load links them.
+    write(tmp_path / "c.md", "Gannet Bank inspection", "Compared with the Heron Moor audit, fewer faults.")
+    DocumentWriter(store).write([prepare_structural(doc, 80, 10) for doc in load_path(tmp_path / "c.md")])
+    assert ("Gannet Bank inspection", "Heron Moor audit") not in references(store)
+    assert ingestor.load([tmp_path]).summary()["unchanged"] == 3
+    assert ("Gannet Bank inspection", "Heron Moor audit") in references(store)
+
+
+def test_mention_keys_refuse_ordinary_titles() -> None:
+    assert mention_keys("Introduction") is None
+    assert mention_keys("the end") is None
+    assert mention_keys("Io") is None
+    keys = mention_keys("Storm Edda (2023)")
+    assert keys is not None and keys.query == 'text:"Storm Edda \\(2023\\)"'
+    assert keys.pattern.startswith("(?s).*(?<![\\p{L}\\p{N}_])Storm\\s+Edda") and keys.pattern.endswith("\\).*")
+    chinese = mention_keys("北京大学")
+    assert chinese is not None and chinese.pattern == "(?s).*北京大学.*"
