@@ -17,7 +17,7 @@ def generate_corpus(passages: int, *, seed: int = 7) -> list[dict[str, str]]:
     rng = random.Random(seed)
     vocabulary = sorted({"".join(rng.choices(_SYLLABLES, k=rng.randint(2, 4))) for _ in range(4000)})
     names = [w.capitalize() for w in vocabulary[:400]]
-    corpus = []
+    corpus: list[dict[str, str]] = []
     for i in range(passages):
         sentences = []
         for _ in range(rng.randint(3, 6)):
