@@ -1,6 +1,6 @@
+// Sections, one row each ({id, parent_id, props, embedding}); graph/link_sections hangs them off their parents.
 UNWIND $rows AS row
 CREATE (s:Section {id: row.id})
-SET s.document_id = row.document_id, s.title = row.title, s.level = row.level, s.order = row.order,
-    s.key = row.key, s.page = row.page
+SET s += row.props
 WITH s, row WHERE row.embedding IS NOT NULL
 CALL db.create.setNodeVectorProperty(s, 'embedding', row.embedding)
