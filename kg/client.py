@@ -214,6 +214,22 @@ class Strata:
         delete_documents(self.store, [doc.id])
         return doc
 
+    def delete_file(self, path: str) -> list[DocumentInfo]:
+        """Delete every document read from the file ``path`` (all the passages of a QA corpus, or the one
+        document of any other file) and everything derived only from them, in one transaction.
+
+        Example::
+
+            removed = kb.delete_file("corpora/hotpotqa_corpus.json")
+            print(len(removed), "passages deleted")
+        """
+        docs = [DocumentInfo(**row) for row in
+                self.store.read("graph/file_documents", file=str(Path(path).expanduser().resolve()))]
+        if not docs:
+            raise StrataError(f"no document with id or source {path!r}, and none was loaded from a file of that path")
+        delete_documents(self.store, [d.id for d in docs])
+        return docs
+
     def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
         """The loaded documents, ordered by source, a page at a time.
 
@@ -309,6 +325,10 @@ class AsyncStrata:
     async def delete(self, key: str) -> DocumentInfo:
         """:meth:`Strata.delete` in a worker thread."""
         return await asyncio.to_thread(self.sync.delete, key)
+
+    async def delete_file(self, path: str) -> list[DocumentInfo]:
+        """:meth:`Strata.delete_file` in a worker thread."""
+        return await asyncio.to_thread(self.sync.delete_file, path)
 
     async def documents(self, *, skip: int = 0, limit: int = 10_000) -> list[DocumentInfo]:
         """:meth:`Strata.documents` in a worker thread."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -352,3 +353,27 @@ def test_a_large_document_is_written_in_batches_with_the_same_graph(tmp_path: Pa
     # Two documents took the batched path and one the one-row path, in the same transaction.
     per_document = Counter(row["props"]["document_id"] for row in whole if "Chunk" in row["labels"])
     assert sorted(per_document.values())[:2] == [1, 3]
+
+
+def test_a_transaction_over_the_memory_limit_fails_at_once_other_transient_errors_are_retried(
+        store: GraphStore) -> None:
+    from neo4j.exceptions import Neo4jError as DriverError
+
+    from kg.errors import Neo4jError
+
+    def failing(code: str, times: int) -> tuple[list[int], Callable[[Any], str]]:
+        attempts: list[int] = []
+
+        def work(tx: Any) -> str:
+            attempts.append(1)
+            if len(attempts) <= times:  # the exception the driver raises for this server answer
+                raise DriverError._hydrate_neo4j(code=code, message="from the test")
+            return "committed"
+        return attempts, work
+
+    attempts, work = failing("Neo.TransientError.General.MemoryPoolOutOfMemoryError", times=100)
+    with pytest.raises(Neo4jError, match=r"more memory than the server allows.*STRATA_NEO4J_HEAP"):
+        store.atomic(work)
+    assert len(attempts) == 1
+    attempts, work = failing("Neo.TransientError.Transaction.DeadlockDetected", times=1)
+    assert store.atomic(work) == "committed" and len(attempts) == 2

@@ -102,6 +102,21 @@ def test_delete_by_a_path_relative_to_the_current_folder(neo4j_server: TestServe
     assert again.exit_code != 0 and "no document with id or source 'history.md'" in str(again.exception)
 
 
+def test_delete_a_qa_corpus_file_deletes_its_passages(neo4j_server: TestServer, store: GraphStore,
+                                                     tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = server_env(neo4j_server, tmp_path / "home")
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps([{"title": "Kestrel Ridge", "text": "Thirty turbines."},
+                                  {"title": "Gannet Bank", "text": "Twenty-four turbines."}]), "utf-8")
+    (tmp_path / "other.md").write_text("# Other\n\nKept.\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["load", ".", "--distill", "none"], env=env).exit_code == 0
+    deleted = runner.invoke(app, ["delete", "corpus.json", "--json"], env=env)
+    assert deleted.exit_code == 0, deleted.output
+    assert sorted(d["title"] for d in json.loads(deleted.stdout)) == ["Gannet Bank", "Kestrel Ridge"]
+    assert [r["t"] for r in store.query("MATCH (d:Document) RETURN d.title AS t")] == ["Other"]
+
+
 def test_load_estimate_counts_the_chosen_layers_tasks_and_writes_nothing(tmp_path: Path) -> None:
     # No Neo4j is configured or started: the estimate parses and chunks only.
     env = private_env(STRATA_HOME=str(tmp_path / "home"))

@@ -129,11 +129,20 @@ def load(
 @app.command("delete")
 def delete(
     ctx: typer.Context,
-    key: str = typer.Argument(..., help="Document id or source path."),
+    key: str = typer.Argument(..., help="Document id or source path, or the path of a QA corpus file."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Delete a document and everything derived only from it."""
+    """Delete a document and everything derived only from it. The path of a file that holds many
+    documents (a QA corpus) deletes all of them (with --json, a list)."""
     with Strata.connect(settings_of(ctx)) as kb:
+        if kb.find(key) is None:
+            docs = kb.delete_file(key)
+            if json_out:
+                emit_json([d.model_dump() for d in docs])
+            else:
+                console.print(f"Deleted {len(docs)} documents read from {docs[0].source.split('#')[0]}.",
+                              highlight=False)
+            return
         doc = kb.delete(key)
     if json_out:
         emit_json(doc.model_dump())
