@@ -87,6 +87,10 @@ class WriteOutcome:
 
 @dataclass
 class _Rows:
+    """What the writer sends, in the shapes the one-label statements take (documents ``{id, props,
+    embedding}``, sections ``{id, parent_id, props, embedding}``, chunks ``{id, section_id, props,
+    embedding}``); :func:`_nested` regroups them per document for ``graph/create_corpus``."""
+
     documents: list[dict[str, Any]] = field(default_factory=list)
     sections: list[dict[str, Any]] = field(default_factory=list)
     chunks: list[dict[str, Any]] = field(default_factory=list)
@@ -123,25 +127,24 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
         targets.discard("")
         targets.discard(_key(PurePath(doc.source).name))
         mention = mention_keys(doc.title)
-        rows.documents.append({
-            "id": did, "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
+        centroids = _centroids(prepared)
+        rows.documents.append({"id": did, "embedding": centroids.get(None), "props": {
+            "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
             "sha256": doc.sha256, "format": doc.format,
             "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
             "language": doc.language, "source_name": _key(PurePath(doc.source.split("#")[0]).name),
             "title_key": _key(doc.title), "link_targets": sorted(targets),
             "mention_query": mention.query if mention else None,
             "mention_pattern": mention.pattern if mention else None,
-        })
+        }})
         if targets:
             rows.references.append({"id": did, "targets": sorted(targets)})
-        centroids = _centroids(prepared)
-        rows.documents[-1]["embedding"] = centroids.get(None)
         for section in sorted(doc.sections, key=lambda s: (s.level, s.order)):
             parent = did if section.parent_key is None else section_id(did, section.parent_key)
             rows.sections.append({
-                "id": section_id(did, section.key), "parent_id": parent, "document_id": did,
-                "title": section.title, "level": section.level, "order": section.order, "key": section.key,
-                "page": section.page, "embedding": centroids.get(section.key),
+                "id": section_id(did, section.key), "parent_id": parent, "embedding": centroids.get(section.key),
+                "props": {"document_id": did, "title": section.title, "level": section.level,
+                          "order": section.order, "key": section.key, "page": section.page},
             })
         sentence_bounds = [(s.char_start, s.char_end) for s in doc.sentences]
         for i, chunk in enumerate(prepared.chunks):
@@ -149,11 +152,12 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
             # Sentence indices a chunk covers let retrieval be scored on supporting sentences.
             covered = [n for n, (a, b) in enumerate(sentence_bounds) if a >= chunk.char_start and b <= chunk.char_end]
             rows.chunks.append({
-                "id": chunk.id, "section_id": section_id(did, chunk.section_key), "document_id": did,
-                "text": chunk.text, "order": chunk.order, "kind": chunk.kind, "page": chunk.page,
-                "char_start": chunk.char_start, "char_end": chunk.char_end, "tokens": chunk.tokens,
-                "summary": chunk.summary, "title": doc.title, "sentences": covered, "embedding": vector,
-                "name_terms": name_query(chunk.text),
+                "id": chunk.id, "section_id": section_id(did, chunk.section_key), "embedding": vector, "props": {
+                    "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
+                    "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
+                    "tokens": chunk.tokens, "summary": chunk.summary, "title": doc.title, "sentences": covered,
+                    "name_terms": name_query(chunk.text),
+                },
             })
             if i:
                 rows.next_links.append({"a": prepared.chunks[i - 1].id, "b": chunk.id})
@@ -173,18 +177,6 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
                 "chunk_id": by_ref.get(figure.key),
             })
     return rows
-
-
-_NOT_PROPS = {"id", "embedding", "parent_id", "section_id"}
-
-
-def _props(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in row.items() if k not in _NOT_PROPS}
-
-
-def _flat(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows for the one-label statements (``graph/create_documents`` ...): their keys, and the rest as props."""
-    return [{**{k: row[k] for k in _NOT_PROPS if k in row}, "props": _props(row)} for row in rows]
 
 
 def _listed(vector: Any) -> Any:
@@ -208,17 +200,17 @@ def _nested(rows: _Rows) -> list[dict[str, Any]]:
     docs: dict[str, dict[str, Any]] = {}
     positions: dict[str, int] = {}
     for doc in rows.documents:
-        docs[doc["id"]] = {"id": doc["id"], "props": _props(doc), "embedding": doc["embedding"],
-                           "sections": [], "chunks": []}
+        docs[doc["id"]] = {**doc, "sections": [], "chunks": []}
     for section in rows.sections:
-        own = docs[section["document_id"]]["sections"]
+        did = section["props"]["document_id"]
+        own = docs[did]["sections"]
         positions[section["id"]] = len(own)
-        parent = -1 if section["parent_id"] == section["document_id"] else positions.get(section["parent_id"])
-        own.append({"id": section["id"], "parent": parent, "props": _props(section),
+        parent = -1 if section["parent_id"] == did else positions.get(section["parent_id"])
+        own.append({"id": section["id"], "parent": parent, "props": section["props"],
                     "embedding": section["embedding"]})
     for chunk in rows.chunks:
-        docs[chunk["document_id"]]["chunks"].append({
-            "id": chunk["id"], "section": positions.get(chunk["section_id"]), "props": _props(chunk),
+        docs[chunk["props"]["document_id"]]["chunks"].append({
+            "id": chunk["id"], "section": positions.get(chunk["section_id"]), "props": chunk["props"],
             "embedding": chunk["embedding"],
         })
     return list(docs.values())
@@ -315,7 +307,7 @@ class DocumentWriter:
             created += tx.run_batches("graph/create_corpus", nested, batch_size=size, encode=_on_wire)
             for name, items in (("graph/create_documents", large.documents), ("graph/create_sections", large.sections),
                                 ("graph/create_chunks", large.chunks)):
-                created += tx.run_batches(name, _flat(items), batch_size=size, encode=_on_wire)
+                created += tx.run_batches(name, items, batch_size=size, encode=_on_wire)
             if created != expected:  # never commit half a document
                 raise Neo4jError(f"the corpus statements created {created} of {expected} nodes; nothing was written")
             tx.run_batches("graph/link_sections", large.sections, batch_size=size)
@@ -341,9 +333,9 @@ def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
     """One statement per row, the way naive loaders write; kept only as the benchmark's baseline."""
     rows = _rows(docs)
     count = 0
-    for name, items in (("graph/create_documents", _flat(rows.documents)),
-                        ("graph/create_sections", _flat(rows.sections)), ("graph/link_sections", rows.sections),
-                        ("graph/create_chunks", _flat(rows.chunks)), ("graph/link_next", rows.next_links)):
+    for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
+                        ("graph/link_sections", rows.sections), ("graph/create_chunks", rows.chunks),
+                        ("graph/link_next", rows.next_links)):
         text = cypher.load(name)
         for item in items:
             store.query(text, routing=RoutingControl.WRITE, rows=[_on_wire(item) if "props" in item else item])
