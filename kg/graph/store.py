@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any, TypeVar
 
 import neo4j
-from neo4j import GraphDatabase, ManagedTransaction, NotificationDisabledClassification, RoutingControl
+from neo4j import GraphDatabase, NotificationDisabledClassification, RoutingControl
 from neo4j import exceptions as neo4j_exc
 
 import cypher
@@ -143,16 +143,31 @@ class GraphStore:
         return [record.data() for record in records]
 
     def _read(self, text: str, params: dict[str, Any]) -> list[Record]:
-        """An auto-commit read on a reader, retried with backoff through transient faults for ``retry_s``
-        (reads are idempotent, so a retry cannot apply anything twice)."""
+        """An auto-commit read on a reader, retried through transient faults (reads are idempotent, so a
+        retry cannot apply anything twice)."""
+        def attempt() -> list[Record]:
+            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+                return [record.data() for record in session.run(text, params)]
+
+        return self._retrying(attempt)
+
+    def _retrying(self, attempt: Callable[[], T]) -> T:
+        """``attempt()``, repeated with backoff for up to ``retry_s`` while it fails with a fault the driver
+        calls retryable, except running out of transaction memory: the same work would only fail again,
+        each time after sending all of it (a 100 MB document's replacement took 15 minutes to fail that way
+        under the driver's own retries, since the limit is hit at commit)."""
         deadline = time.monotonic() + self.retry_s
         delay = 0.1
         with _wrapped(self.uri):
             while True:
                 try:
-                    with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
-                        return [record.data() for record in session.run(text, params)]
+                    return attempt()
                 except (neo4j_exc.Neo4jError, neo4j_exc.DriverError) as exc:
+                    if isinstance(exc, neo4j_exc.Neo4jError) and (exc.code or "").endswith("OutOfMemoryError"):
+                        raise Neo4jError(
+                            f"the transaction needs more memory than the server allows ({exc.code}); give Neo4j "
+                            "a larger heap (STRATA_NEO4J_HEAP for the local server) or write less at once"
+                        ) from exc
                     if not exc.is_retryable() or time.monotonic() + delay > deadline:
                         raise
                 time.sleep(delay)
@@ -176,32 +191,25 @@ class GraphStore:
             session.run(cypher.load(name), params).consume()
 
     def atomic(self, work: Callable[[Transaction], T]) -> T:
-        """Run ``work`` in one managed write transaction: all of it is committed, or none.
+        """Run ``work`` in one write transaction: all of it is committed, or none.
 
-        The driver retries the whole function on transient errors, so ``work`` must be idempotent. A
-        transaction that outgrew the server's transaction memory is not retried: the same work would only
-        fail again, each time after sending all of it (a 100 MB document's replacement took 15 minutes to
-        fail that way).
+        The whole transaction is retried through transient faults (see :meth:`_retrying`), so ``work``
+        must be idempotent. It is run here rather than by the driver's ``execute_write`` because a
+        transaction that outgrew the server's memory must fail at once, and that happens at commit.
         """
-        def attempt(tx: ManagedTransaction) -> T:
-            try:
-                return work(Transaction(tx))
-            except neo4j_exc.TransientError as exc:
-                if not (exc.code or "").endswith("OutOfMemoryError"):
-                    raise
-                raise Neo4jError(
-                    f"the transaction needs more memory than the server allows ({exc.code}); give Neo4j a larger "
-                    "heap (STRATA_NEO4J_HEAP for the local server) or write less at once"
-                ) from exc
+        def attempt() -> T:
+            with self.driver.session(database=self.database) as session, session.begin_transaction() as tx:
+                result = work(Transaction(tx))
+                tx.commit()
+                return result
 
-        with _wrapped(self.uri), self.driver.session(database=self.database) as session:
-            return session.execute_write(attempt)
+        return self._retrying(attempt)
 
 
 class Transaction:
     """Named queries inside one :meth:`GraphStore.atomic` unit of work."""
 
-    def __init__(self, tx: ManagedTransaction) -> None:
+    def __init__(self, tx: neo4j.Transaction) -> None:
         self._tx = tx
 
     def run(self, name: str, **params: Any) -> list[Record]:
