@@ -10,7 +10,7 @@ whose titles they mention and that mention theirs (see :mod:`kg.graph.mentions`)
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,15 @@ from kg.enhanced_chunking import enhance_chunks
 from kg.errors import BudgetExceededError, LoaderError, Neo4jUnavailable, StrataError
 from kg.graph.mentions import link_title_mentions
 from kg.graph.store import GraphStore
-from kg.graph.writer import DocumentWriter, PreparedDocument, WriteOutcome, delete_documents, document_id
+from kg.graph.writer import (
+    GROUP_CHUNKS,
+    DocumentWriter,
+    PreparedDocument,
+    WriteOutcome,
+    delete_documents,
+    document_groups,
+    document_id,
+)
 from kg.llm import LLM, estimate_tokens, load_prompt
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
@@ -140,7 +148,7 @@ class Ingestor:
         batch_size: int = 1000,
         chunk_tokens: int = 256,
         chunk_overlap: int = 32,
-        group_chunks: int = 2000,
+        group_chunks: int = GROUP_CHUNKS,
         password: str | None = None,
         llm: LLM | None = None,
     ) -> None:
@@ -229,27 +237,22 @@ class Ingestor:
                 if known.get(doc.id) != doc.source.sha256:
                     doc.chunks = enhance_chunks(doc.source, doc.id, doc.chunks, self.llm,
                                                 window_tokens=2 * self.chunk_tokens)
-        outcomes: list[WriteOutcome] = []
-        group: list[PreparedDocument] = []
-        size = 0
-        for doc in docs:
-            group.append(doc)
-            size += len(doc.chunks)
-            if size >= self.group_chunks:
-                outcomes += self._flush(group, known)
-                group, size = [], 0
-        if group:
-            outcomes += self._flush(group, known)
+        outcomes = self.writer.write_many(self._embedded(docs, known))
         link_title_mentions(self.writer.store)
         return outcomes
 
-    def _flush(self, group: list[PreparedDocument], known: dict[str, str]) -> list[WriteOutcome]:
-        changed = [d for d in group if known.get(d.id) != d.source.sha256]
-        texts = [c.text for d in changed for c in d.chunks]
+    def _embedded(self, docs: list[PreparedDocument], known: dict[str, str]) -> Iterator[list[PreparedDocument]]:
+        """The writer's groups, each embedded (what changed of it) only when the writer takes it: while the
+        previous group is at the server, never more than one group ahead."""
+        for group in document_groups(docs, self.group_chunks):
+            self._embed([d for d in group if known.get(d.id) != d.source.sha256])
+            yield group
+
+    def _embed(self, docs: list[PreparedDocument]) -> None:
+        texts = [c.text for d in docs for c in d.chunks]
         if texts:
             vectors = self.embedder.embed(texts)
             offset = 0
-            for doc in changed:
+            for doc in docs:
                 doc.embeddings = vectors[offset:offset + len(doc.chunks)]
                 offset += len(doc.chunks)
-        return self.writer.write(group)

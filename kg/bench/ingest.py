@@ -3,7 +3,8 @@
 Both write the same parsed and chunked passages, without embeddings, into the same throwaway Neo4j (the
 database is emptied between the two). Parsing and chunking are done once, before either clock starts. Each
 writer first writes a small warm-up corpus (other passages, then wiped) so neither pays for the server's
-query planning inside its timing; the batched writer runs its groups on two sessions. The JVM keeps
+query planning inside its timing. The batched writer is what ``strata load`` runs: groups of
+``GROUP_CHUNKS`` chunks on one session, each group's rows built while the previous one commits. The JVM keeps
 compiling well past that warm-up (measured on the 10,000 passages: 5.8 s, then 3.8 s, then 2.6 s), so the
 batched writer runs ``batched_runs`` times on an emptied database: the headline is the median run, and
 the first (cold) run is reported beside it. The naive writer runs once: at about a minute it warms up
@@ -25,7 +26,7 @@ from kg.embeddings import HashingEmbedder
 from kg.graph.mentions import link_title_mentions
 from kg.graph.schema import ensure_schema
 from kg.graph.store import GraphStore
-from kg.graph.writer import DocumentWriter, PreparedDocument, naive_write
+from kg.graph.writer import GROUP_CHUNKS, DocumentWriter, PreparedDocument, document_groups, naive_write
 from kg.ingest import prepare_structural
 from kg.server.throwaway import throwaway_server
 from kg.settings import Settings
@@ -40,28 +41,15 @@ def _prepare(corpus: Path, settings: Settings) -> list[PreparedDocument]:
     return [prepare_structural(doc, settings.chunk_tokens, settings.chunk_overlap) for doc in load_path(corpus)]
 
 
-def _groups(docs: list[PreparedDocument], group_chunks: int) -> list[list[PreparedDocument]]:
-    groups: list[list[PreparedDocument]] = [[]]
-    size = 0
-    for doc in docs:
-        if size >= group_chunks:
-            groups.append([])
-            size = 0
-        groups[-1].append(doc)
-        size += len(doc.chunks)
-    return [g for g in groups if g]
-
-
-def _batched(store: GraphStore, docs: list[PreparedDocument], batch_size: int, group_chunks: int,
-             workers: int) -> float:
+def _batched(store: GraphStore, docs: list[PreparedDocument], batch_size: int) -> float:
     writer = DocumentWriter(store, batch_size=batch_size)
     started = time.perf_counter()
-    writer.write_many(_groups(docs, group_chunks), workers=workers)
+    writer.write_many(document_groups(docs))
     return time.perf_counter() - started
 
 
 def run_ingest_bench(settings: Settings, *, passages: int = 10_000, corpus: Path | None = None,
-                     group_chunks: int = 5000, workers: int = 2, batched_runs: int = 3) -> dict[str, Any]:
+                     batched_runs: int = 3) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         source = corpus or write_corpus(Path(tmp) / "bench_corpus.json", passages)
         docs = _prepare(source, settings)
@@ -71,11 +59,11 @@ def run_ingest_bench(settings: Settings, *, passages: int = 10_000, corpus: Path
     with throwaway_server(settings) as endpoint, GraphStore.connect(endpoint.uri, endpoint.user,
                                                                      endpoint.password) as store:
         ensure_schema(store, schema_embedder.name, schema_embedder.dimensions)
-        _batched(store, warmup, settings.batch_size, group_chunks, workers)
+        _batched(store, warmup, settings.batch_size)
         runs = []
         for _ in range(batched_runs):
             store.run_autocommit("meta/wipe")
-            runs.append(_batched(store, docs, settings.batch_size, group_chunks, workers))
+            runs.append(_batched(store, docs, settings.batch_size))
         batched_s = statistics.median(runs)
         started = time.perf_counter()
         linked = link_title_mentions(store)
@@ -104,7 +92,6 @@ def run_ingest_bench(settings: Settings, *, passages: int = 10_000, corpus: Path
         "mention_links_seconds": round(links_s, 3),
         "mention_links_documents_per_s": round(linked / links_s, 1),
         "mention_links_references": references,
-        "group_chunks": group_chunks,
-        "writers": workers,
+        "group_chunks": GROUP_CHUNKS,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }

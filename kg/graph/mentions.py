@@ -36,6 +36,8 @@ _GENERIC = frozenset(
     introduction notes overview preface readme references summary untitled""".split()  # noqa: SIM905 - a word list reads better as text
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
+# Not a letter or digit: backslash-escaped, which Java reads as the character itself.
+_LITERAL = re.compile(r"[\W_]")
 # Java regex: no letter, digit or underscore just before / after a title that starts / ends with one.
 _BEFORE, _AFTER = r"(?<![\p{L}\p{N}_])", r"(?![\p{L}\p{N}_])"
 
@@ -53,6 +55,10 @@ def _bounded(ch: str) -> bool:
     return (ch.isalnum() or ch == "_") and not cjk_ratio(ch)
 
 
+def _backslashed(match: re.Match[str]) -> str:
+    return "\\" + match.group()  # a function: several times faster than a template replacement
+
+
 def mention_keys(title: str) -> MentionKeys | None:
     """The keys that find mentions of ``title``, or None when the title is too ordinary to link by."""
     clean = " ".join(title.split())
@@ -60,7 +66,7 @@ def mention_keys(title: str) -> MentionKeys | None:
     named = [w for w in words if not w.islower() and w.lower() not in STOPWORDS]
     if len(clean) < 4 or not named or (len(words) == 1 and clean.lower() in _GENERIC):
         return None
-    body = r"\s+".join("".join(ch if ch.isalnum() else "\\" + ch for ch in part) for part in clean.split(" "))
+    body = r"\s+".join(_LITERAL.sub(_backslashed, part) for part in clean.split(" "))
     pattern = "(?s).*" + (_BEFORE if _bounded(clean[0]) else "") + body + (_AFTER if _bounded(clean[-1]) else "") + ".*"
     return MentionKeys(query=f'text:"{escape_lucene(clean)}"', pattern=pattern)
 

@@ -13,12 +13,14 @@ a query after a load or a delete sees exactly the committed corpus.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
+import itertools
+import posixpath
 import re
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import PurePath
 from typing import Any, Literal
 
 import numpy as np
@@ -30,11 +32,11 @@ from kg.errors import Neo4jError, Neo4jUnavailable
 from kg.graph.mentions import mention_keys
 from kg.graph.store import GraphStore, Transaction
 from kg.retrieval.lucene import name_query
-from loaders.models import Chunk, SourceDocument
+from loaders.models import Chunk, Sentence, SourceDocument
 
 __all__ = [
-    "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
-    "await_fulltext", "chunk_id", "delete_documents", "document_id", "naive_write", "section_id",
+    "GROUP_CHUNKS", "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
+    "await_fulltext", "chunk_id", "delete_documents", "document_groups", "document_id", "naive_write", "section_id",
 ]
 
 # Labels whose nodes belong to exactly one document (they carry document_id).
@@ -43,8 +45,13 @@ OWNED_LABELS = ("Atom", "Fact", "Row", "FactItem", "Route", "Topic", "Figure", "
 SHARED_LABELS = ("Entity", "Tag")
 FUSION_LABELS = ("SuperTopic", "SuperFact")
 
+# Chunks per write transaction: large enough that a corpus of small passages costs few commits, small
+# enough that the next group's rows are built while this one is at the server.
+GROUP_CHUNKS = 2000
 WriteStatus = Literal["loaded", "unchanged", "replaced", "failed"]
-_FILE_NAME = re.compile(r"\b[\w\-]+\.(?:pdf|md|markdown|html?|docx|txt|csv|tsv|xlsx)\b", re.IGNORECASE)
+_EXTENSIONS = r"\.(?:pdf|md|markdown|html?|docx|txt|csv|tsv|xlsx)\b"
+_FILE_NAME = re.compile(r"\b[\w\-]+" + _EXTENSIONS, re.IGNORECASE)
+_EXTENSION = re.compile(_EXTENSIONS, re.IGNORECASE)  # searched first: ten times faster, and rarely found
 
 
 def document_id(source: str) -> str:
@@ -87,17 +94,72 @@ class WriteOutcome:
 
 @dataclass
 class _Rows:
-    """What the writer sends, in the shapes the one-label statements take (documents ``{id, props,
-    embedding}``, sections ``{id, parent_id, props, embedding}``, chunks ``{id, section_id, props,
-    embedding}``); :func:`_nested` regroups them per document for ``graph/create_corpus``."""
+    """What the writer sends. ``documents`` are ``graph/create_corpus`` rows, one per document: ``{id,
+    props, embedding, sections, chunks}``, where a section row is ``{id, parent, props, embedding}`` and a
+    chunk row ``{id, section, props, embedding}``, ``parent`` and ``section`` being positions in the
+    document's row (-1: the document itself; null: unknown, so the statement fails instead of writing an
+    orphan). :func:`_flat` turns one into the rows of the one-label statements."""
+
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    references: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _FlatRows:
+    """One or more documents' rows for the one-label statements: documents ``{id, props, embedding}``,
+    sections ``{id, parent_id, props, embedding}``, chunks ``{id, section_id, props, embedding}``."""
 
     documents: list[dict[str, Any]] = field(default_factory=list)
     sections: list[dict[str, Any]] = field(default_factory=list)
     chunks: list[dict[str, Any]] = field(default_factory=list)
     next_links: list[dict[str, str]] = field(default_factory=list)
-    tables: list[dict[str, Any]] = field(default_factory=list)
-    figures: list[dict[str, Any]] = field(default_factory=list)
-    references: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _flat(documents: Sequence[dict[str, Any]]) -> _FlatRows:
+    flat = _FlatRows()
+    for row in documents:
+        # A position in the row -> the id it stands for (-1: the document; an unknown position: None).
+        at: dict[int, str] = {-1: row["id"], **{i: s["id"] for i, s in enumerate(row["sections"])}}
+        flat.documents.append({"id": row["id"], "props": row["props"], "embedding": row["embedding"]})
+        flat.sections += [{"id": s["id"], "parent_id": at.get(s["parent"]), "props": s["props"],
+                           "embedding": s["embedding"]} for s in row["sections"]]
+        chunks = row["chunks"]
+        flat.chunks += [{"id": c["id"], "section_id": at.get(c["section"]), "props": c["props"],
+                         "embedding": c["embedding"]} for c in chunks]
+        flat.next_links += [{"a": a["id"], "b": b["id"]} for a, b in itertools.pairwise(chunks)]
+    return flat
+
+
+@dataclass
+class _GroupRows:
+    """A group's rows, built before its transaction opens. A document of at most ``batch_size`` chunks is
+    one row of ``graph/create_corpus`` (many per statement); a larger one is written label by label in
+    statements of ``batch_size`` rows, so no statement carries a whole large document."""
+
+    small: _Rows
+    large: _Rows
+    large_flat: _FlatRows
+    expected: int  # the nodes the corpus statements must create
+
+    @classmethod
+    def build(cls, docs: Sequence[PreparedDocument], batch_size: int) -> _GroupRows:
+        small = _rows([d for d in docs if len(d.chunks) <= batch_size])
+        large = _rows([d for d in docs if len(d.chunks) > batch_size])
+        expected = sum(1 + len(r["sections"]) + len(r["chunks"]) for r in small.documents + large.documents)
+        return cls(small, large, _flat(large.documents), expected)
+
+
+@dataclass
+class _Planned:
+    """A group ready for its transaction: the documents (for outcomes in order), their stored hashes, the
+    ones to write and their rows (None when every document is unchanged)."""
+
+    docs: Sequence[PreparedDocument]
+    known: dict[str, str]
+    todo: list[PreparedDocument]
+    rows: _GroupRows | None
 
 
 def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
@@ -117,50 +179,69 @@ def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
     return out
 
 
+def _covered(chunks: Sequence[Chunk], sentences: Sequence[Sentence]) -> list[list[int]]:
+    """For each chunk, the indices of the sentences wholly inside it (retrieval is scored on supporting
+    sentences); by binary search over the sentence starts, so a long document is not chunks x sentences."""
+    order = sorted(range(len(sentences)), key=lambda n: sentences[n].char_start)
+    starts = [sentences[n].char_start for n in order]
+    out = []
+    for chunk in chunks:
+        first = bisect.bisect_left(starts, chunk.char_start)
+        last = bisect.bisect_left(starts, chunk.char_end, lo=first)
+        out.append(sorted(n for n in order[first:last] if sentences[n].char_end <= chunk.char_end))
+    return out
+
+
+def _file_name(path: str) -> str:
+    """The last component of a path or URL, without its fragment, as link targets name it."""
+    return _key(posixpath.basename(path.split("#")[0].rstrip("/")))
+
+
 def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
     rows = _Rows()
     for prepared in docs:
         doc, did = prepared.source, prepared.id
-        targets = {_key(PurePath(link.target.split("#")[0]).name) for link in doc.links if link.target}
+        source_name = _file_name(doc.source)
+        targets = {_file_name(link.target) for link in doc.links if link.target}
         targets |= {_key(link.text) for link in doc.links if link.text}
-        targets |= {_key(name) for name in _FILE_NAME.findall(doc.text[:200_000])}
-        targets.discard("")
-        targets.discard(_key(PurePath(doc.source).name))
+        head = doc.text[:200_000]
+        if _EXTENSION.search(head):
+            targets |= {_key(name) for name in _FILE_NAME.findall(head)}
+        targets -= {"", source_name}
         mention = mention_keys(doc.title)
         centroids = _centroids(prepared)
-        rows.documents.append({"id": did, "embedding": centroids.get(None), "props": {
+        sections = sorted(doc.sections, key=lambda s: (s.level, s.order))
+        position = {s.key: i for i, s in enumerate(sections)}
+        section_rows = [{
+            "id": section_id(did, s.key), "parent": -1 if s.parent_key is None else position.get(s.parent_key),
+            "embedding": centroids.get(s.key),
+            "props": {"document_id": did, "title": s.title, "level": s.level, "order": s.order, "key": s.key,
+                      "page": s.page},
+        } for s in sections]
+        embeddings = prepared.embeddings
+        covered = _covered(prepared.chunks, doc.sentences)
+        chunk_rows = [{
+            "id": chunk.id, "section": position.get(chunk.section_key),
+            "embedding": None if embeddings is None else embeddings[i],  # a list once sent: _on_wire
+            "props": {
+                "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
+                "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
+                "tokens": chunk.tokens, "summary": chunk.summary, "title": doc.title, "sentences": covered[i],
+                "name_terms": name_query(chunk.text),
+            },
+        } for i, chunk in enumerate(prepared.chunks)]
+        rows.documents.append({"id": did, "embedding": centroids.get(None), "sections": section_rows,
+                               "chunks": chunk_rows, "props": {
             "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
             "sha256": doc.sha256, "format": doc.format,
             "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
-            "language": doc.language, "source_name": _key(PurePath(doc.source.split("#")[0]).name),
+            "language": doc.language, "source_name": source_name,
             "title_key": _key(doc.title), "link_targets": sorted(targets),
             "mention_query": mention.query if mention else None,
             "mention_pattern": mention.pattern if mention else None,
         }})
         if targets:
             rows.references.append({"id": did, "targets": sorted(targets)})
-        for section in sorted(doc.sections, key=lambda s: (s.level, s.order)):
-            parent = did if section.parent_key is None else section_id(did, section.parent_key)
-            rows.sections.append({
-                "id": section_id(did, section.key), "parent_id": parent, "embedding": centroids.get(section.key),
-                "props": {"document_id": did, "title": section.title, "level": section.level,
-                          "order": section.order, "key": section.key, "page": section.page},
-            })
-        sentence_bounds = [(s.char_start, s.char_end) for s in doc.sentences]
-        for i, chunk in enumerate(prepared.chunks):
-            vector = None if prepared.embeddings is None else prepared.embeddings[i]  # a list once sent: _on_wire
-            # Sentence indices a chunk covers let retrieval be scored on supporting sentences.
-            covered = [n for n, (a, b) in enumerate(sentence_bounds) if a >= chunk.char_start and b <= chunk.char_end]
-            rows.chunks.append({
-                "id": chunk.id, "section_id": section_id(did, chunk.section_key), "embedding": vector, "props": {
-                    "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
-                    "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
-                    "tokens": chunk.tokens, "summary": chunk.summary, "title": doc.title, "sentences": covered,
-                    "name_terms": name_query(chunk.text),
-                },
-            })
-            if i:
-                rows.next_links.append({"a": prepared.chunks[i - 1].id, "b": chunk.id})
         by_ref = {c.ref_key: c.id for c in prepared.chunks if c.ref_key}
         for table in doc.tables:
             rows.tables.append({
@@ -189,31 +270,9 @@ def _on_wire(row: dict[str, Any]) -> dict[str, Any]:
     held as Python floats at once (for 75,000 chunks of 256 dimensions that was 0.4 GB)."""
     out = {**row, "embedding": _listed(row.get("embedding"))}
     if "chunks" in row:
-        out["chunks"] = [{**c, "embedding": _listed(c["embedding"])} for c in row["chunks"]]
+        out["chunks"] = [c if c["embedding"] is None else {**c, "embedding": _listed(c["embedding"])}
+                         for c in row["chunks"]]
     return out
-
-
-def _nested(rows: _Rows) -> list[dict[str, Any]]:
-    """The flat rows regrouped one per document for ``graph/create_corpus``: sections and chunks refer to
-    their parent by position in the document's row (an unknown section becomes null, and the statement
-    fails rather than write a chunk without its section)."""
-    docs: dict[str, dict[str, Any]] = {}
-    positions: dict[str, int] = {}
-    for doc in rows.documents:
-        docs[doc["id"]] = {**doc, "sections": [], "chunks": []}
-    for section in rows.sections:
-        did = section["props"]["document_id"]
-        own = docs[did]["sections"]
-        positions[section["id"]] = len(own)
-        parent = -1 if section["parent_id"] == did else positions.get(section["parent_id"])
-        own.append({"id": section["id"], "parent": parent, "props": section["props"],
-                    "embedding": section["embedding"]})
-    for chunk in rows.chunks:
-        docs[chunk["props"]["document_id"]]["chunks"].append({
-            "id": chunk["id"], "section": positions.get(chunk["section_id"]), "props": chunk["props"],
-            "embedding": chunk["embedding"],
-        })
-    return list(docs.values())
 
 
 def _delete_in(tx: Transaction, ids: list[str]) -> None:
@@ -239,6 +298,22 @@ def await_fulltext(store: GraphStore) -> None:
     store.write("meta/await_fulltext")
 
 
+def document_groups(docs: Iterable[PreparedDocument],
+                    group_chunks: int = GROUP_CHUNKS) -> Iterator[list[PreparedDocument]]:
+    """Consecutive documents in groups of about ``group_chunks`` chunks (a group closes once it reaches
+    that many), the unit :meth:`DocumentWriter.write_many` commits."""
+    group: list[PreparedDocument] = []
+    size = 0
+    for doc in docs:
+        group.append(doc)
+        size += len(doc.chunks)
+        if size >= group_chunks:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
 class DocumentWriter:
     """Batched writer of prepared documents (see the module docstring)."""
 
@@ -250,18 +325,39 @@ class DocumentWriter:
         return {r["id"]: r["sha256"] for r in self.store.read("graph/document_states", ids=ids)}
 
     def write(self, docs: Sequence[PreparedDocument]) -> list[WriteOutcome]:
-        """Write a group of documents; returns one outcome per document, in order."""
-        outcomes = self._write(docs)
+        """Write a group of documents in one transaction; returns one outcome per document, in order."""
+        return self.write_many([docs])
+
+    def write_many(self, groups: Iterable[Sequence[PreparedDocument]]) -> list[WriteOutcome]:
+        """Write groups, each in one transaction (with the per-document retry of :meth:`_commit`), one after
+        the other on one session. While a group is at the server, the next is taken from ``groups`` (a
+        generator may embed it only then) and its rows are built, so the client's work overlaps the
+        server's. Groups must not share a document. Outcomes come back in input order; a group that fails
+        stops the writing, and its error is raised."""
+        outcomes: list[WriteOutcome] = []
+        with ThreadPoolExecutor(max_workers=1) as session:
+            at_server: Future[list[WriteOutcome]] | None = None
+            for group in groups:
+                planned = self._plan(group)
+                if at_server is not None:
+                    outcomes += at_server.result()
+                at_server = session.submit(self._commit, planned)
+            if at_server is not None:
+                outcomes += at_server.result()
         await_fulltext(self.store)
         return outcomes
 
-    def _write(self, docs: Sequence[PreparedDocument]) -> list[WriteOutcome]:
+    def _plan(self, docs: Sequence[PreparedDocument]) -> _Planned:
         known = self.states([d.id for d in docs])
         todo = [d for d in docs if known.get(d.id) != d.source.sha256]
+        return _Planned(docs, known, todo, _GroupRows.build(todo, self.batch_size) if todo else None)
+
+    def _commit(self, planned: _Planned) -> list[WriteOutcome]:
+        docs, known, todo = planned.docs, planned.known, planned.todo
         outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if known.get(d.id) == d.source.sha256}
-        if todo:
+        if planned.rows is not None:
             try:
-                outcomes.update(self._write_group(todo, known))
+                outcomes.update(self._write_group(todo, planned.rows, known))
             except Neo4jUnavailable:
                 raise
             except Neo4jError:
@@ -269,49 +365,32 @@ class DocumentWriter:
                     raise
                 for doc in todo:  # isolate the failing document; the others still load
                     try:
-                        outcomes.update(self._write_group([doc], known))
+                        outcomes.update(self._write_group([doc], _GroupRows.build([doc], self.batch_size), known))
                     except Neo4jUnavailable:
                         raise
                     except Neo4jError as exc:
                         outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
         return [outcomes[d.id] for d in docs]
 
-    def write_many(self, groups: Sequence[Sequence[PreparedDocument]], *, workers: int = 2) -> list[WriteOutcome]:
-        """Write groups on ``workers`` sessions at once (each group still one transaction, with the same
-        per-document retry), so the server builds one group's index entries while the client packs the
-        next. Groups must not share a document. Outcomes come back in input order."""
-        if workers <= 1 or len(groups) <= 1:
-            outcomes = [outcome for group in groups for outcome in self._write(group)]
-        else:
-            with ThreadPoolExecutor(max_workers=workers) as pool:
-                outcomes = [outcome for done in pool.map(self._write, groups) for outcome in done]
-        await_fulltext(self.store)
-        return outcomes
-
-    def _write_group(self, docs: list[PreparedDocument], known: dict[str, str]) -> dict[str, WriteOutcome]:
-        """One transaction. A document of at most ``batch_size`` chunks is one row of ``graph/create_corpus``
-        (many per statement); a larger one is written label by label in statements of ``batch_size`` rows,
-        so no statement carries a whole large document."""
+    def _write_group(self, docs: list[PreparedDocument], rows: _GroupRows,
+                     known: dict[str, str]) -> dict[str, WriteOutcome]:
+        """One transaction."""
         size = self.batch_size
-        small = _rows([d for d in docs if len(d.chunks) <= size])
-        large = _rows([d for d in docs if len(d.chunks) > size])
-        nested = _nested(small)
+        small, large, flat = rows.small, rows.large, rows.large_flat
         replaced = [d.id for d in docs if d.id in known]
 
         def work(tx: Transaction) -> None:
             if replaced:
                 _delete_in(tx, replaced)
-            expected = created = 0
-            for rows in (small, large):
-                expected += len(rows.documents) + len(rows.sections) + len(rows.chunks)
-            created += tx.run_batches("graph/create_corpus", nested, batch_size=size, encode=_on_wire)
-            for name, items in (("graph/create_documents", large.documents), ("graph/create_sections", large.sections),
-                                ("graph/create_chunks", large.chunks)):
+            created = tx.run_batches("graph/create_corpus", small.documents, batch_size=size, encode=_on_wire)
+            for name, items in (("graph/create_documents", flat.documents), ("graph/create_sections", flat.sections),
+                                ("graph/create_chunks", flat.chunks)):
                 created += tx.run_batches(name, items, batch_size=size, encode=_on_wire)
-            if created != expected:  # never commit half a document
-                raise Neo4jError(f"the corpus statements created {created} of {expected} nodes; nothing was written")
-            tx.run_batches("graph/link_sections", large.sections, batch_size=size)
-            tx.run_batches("graph/link_next", large.next_links, batch_size=size)
+            if created != rows.expected:  # never commit half a document
+                raise Neo4jError(
+                    f"the corpus statements created {created} of {rows.expected} nodes; nothing was written")
+            tx.run_batches("graph/link_sections", flat.sections, batch_size=size)
+            tx.run_batches("graph/link_next", flat.next_links, batch_size=size)
             for name, items in (("graph/create_tables", small.tables + large.tables),
                                 ("graph/create_figures", small.figures + large.figures)):
                 made = tx.run_batches(name, items, batch_size=size)
@@ -331,7 +410,7 @@ class DocumentWriter:
 
 def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
     """One statement per row, the way naive loaders write; kept only as the benchmark's baseline."""
-    rows = _rows(docs)
+    rows = _flat(_rows(docs).documents)
     count = 0
     for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
                         ("graph/link_sections", rows.sections), ("graph/create_chunks", rows.chunks),

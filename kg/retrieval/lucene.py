@@ -19,7 +19,6 @@ look up, and what each chunk stores as ``name_terms`` at load time.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 __all__ = ["STOPWORDS", "escape_lucene", "lucene_query", "name_query"]
 
@@ -44,7 +43,7 @@ def escape_lucene(text: str) -> str:
 def lucene_query(text: str, *, max_terms: int = 64) -> str:
     """An OR query of the distinct non-stopword terms of ``text`` (at most ``max_terms``); ``""`` when the
     text has none, which callers must not send to the index (Lucene rejects an empty query)."""
-    return _query(text, max_terms, lambda _word: True)
+    return _query(_WORD.findall(text), max_terms)
 
 
 def name_query(text: str, *, max_terms: int = 64) -> str:
@@ -52,18 +51,17 @@ def name_query(text: str, *, max_terms: int = 64) -> str:
     numbers, and scripts without case such as Chinese. Title links match titles verbatim and
     case-sensitively, so a lower-case word of the text can only add candidates that fail that check, and
     a frequent one (``river``) makes the index score thousands of titles for nothing."""
-    return _query(text, max_terms, lambda word: not word.islower())
+    return _query([word for word in _WORD.findall(text) if not word.islower()], max_terms)
 
 
-def _query(text: str, max_terms: int, keep: Callable[[str], bool]) -> str:
-    terms: list[str] = []
-    seen: set[str] = set()
-    for word in _WORD.findall(text):
+def _query(words: list[str], max_terms: int) -> str:
+    # A \w+ word holds no Lucene special character, and lower-cased it cannot be an operator: the terms
+    # need no escaping (a chunk's name terms are built for every chunk written, so this is on the load path).
+    terms: dict[str, None] = {}
+    for word in words:
         lowered = word.lower()
-        if lowered in STOPWORDS or lowered in seen or not keep(word):
-            continue
-        seen.add(lowered)
-        terms.append(escape_lucene(lowered))
-        if len(terms) >= max_terms:
-            break
+        if lowered not in STOPWORDS and lowered not in terms:
+            terms[lowered] = None
+            if len(terms) >= max_terms:
+                break
     return " ".join(terms)
