@@ -24,6 +24,8 @@ def test_bench_ingest_reports_both_writers(tmp_path: Path) -> None:
     assert report["passages"] == 40 and report["chunks"] >= 40
     assert len(report["batched_runs_seconds"]) == 3
     assert report["batched_seconds"] == sorted(report["batched_runs_seconds"])[1]
+    assert report["batched_cold_chunks_per_s"] == pytest.approx(report["chunks"] / report["batched_cold_seconds"],
+                                                                 rel=0.01)
     assert report["ratio"] == pytest.approx(report["batched_chunks_per_s"] / report["naive_chunks_per_s"], rel=0.01)
     assert report["peak_rss_mb"] > 0
     # The title-mention pass is timed beside the writer, on the same passages (each names its neighbour).
