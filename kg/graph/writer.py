@@ -4,7 +4,9 @@ Documents are written in groups with ``UNWIND`` batches, one transaction per gro
 10,000 small passages costs a few dozen transactions instead of 10,000. A group commits whole or not at
 all; if it fails, its documents are retried one by one so a bad document fails alone and never leaves
 half of itself behind. Re-loading an unchanged document (same sha256) is a no-op; a changed one has its
-old subgraph, and everything derived only from it, replaced in the same transaction.
+old subgraph, and everything derived only from it, replaced in the same transaction. Groups commit one
+after the other on one session, and the next group's rows are built while the previous one is at the
+server (:meth:`DocumentWriter.write_many`).
 
 The chunk and title full-text indexes are eventually consistent (their updates leave the write
 transaction), so every public write and delete returns only once those indexes hold what it committed:
