@@ -137,20 +137,25 @@ def _flat(documents: Sequence[dict[str, Any]]) -> _FlatRows:
 @dataclass
 class _GroupRows:
     """A group's rows, built before its transaction opens. A document of at most ``batch_size`` chunks is
-    one row of ``graph/create_corpus`` (many per statement); a larger one is written label by label in
-    statements of ``batch_size`` rows, so no statement carries a whole large document."""
+    one row of ``graph/create_corpus`` (many per statement); a larger one is written label by label
+    (``large``) in statements of ``batch_size`` rows, so no statement carries a whole large document."""
 
-    small: _Rows
-    large: _Rows
-    large_flat: _FlatRows
+    corpus: list[dict[str, Any]]
+    large: _FlatRows
+    tables: list[dict[str, Any]]
+    figures: list[dict[str, Any]]
+    references: list[dict[str, Any]]
     expected: int  # the nodes the corpus statements must create
 
     @classmethod
     def build(cls, docs: Sequence[PreparedDocument], batch_size: int) -> _GroupRows:
-        small = _rows([d for d in docs if len(d.chunks) <= batch_size])
-        large = _rows([d for d in docs if len(d.chunks) > batch_size])
-        expected = sum(1 + len(r["sections"]) + len(r["chunks"]) for r in small.documents + large.documents)
-        return cls(small, large, _flat(large.documents), expected)
+        rows = _rows(docs)
+        return cls(
+            corpus=[r for r in rows.documents if len(r["chunks"]) <= batch_size],
+            large=_flat([r for r in rows.documents if len(r["chunks"]) > batch_size]),
+            tables=rows.tables, figures=rows.figures, references=rows.references,
+            expected=sum(1 + len(r["sections"]) + len(r["chunks"]) for r in rows.documents),
+        )
 
 
 @dataclass
@@ -378,27 +383,26 @@ class DocumentWriter:
                      known: dict[str, str]) -> dict[str, WriteOutcome]:
         """One transaction."""
         size = self.batch_size
-        small, large, flat = rows.small, rows.large, rows.large_flat
+        large = rows.large
         replaced = [d.id for d in docs if d.id in known]
 
         def work(tx: Transaction) -> None:
             if replaced:
                 _delete_in(tx, replaced)
-            created = tx.run_batches("graph/create_corpus", small.documents, batch_size=size, encode=_on_wire)
-            for name, items in (("graph/create_documents", flat.documents), ("graph/create_sections", flat.sections),
-                                ("graph/create_chunks", flat.chunks)):
+            created = tx.run_batches("graph/create_corpus", rows.corpus, batch_size=size, encode=_on_wire)
+            for name, items in (("graph/create_documents", large.documents), ("graph/create_sections", large.sections),
+                                ("graph/create_chunks", large.chunks)):
                 created += tx.run_batches(name, items, batch_size=size, encode=_on_wire)
             if created != rows.expected:  # never commit half a document
                 raise Neo4jError(
                     f"the corpus statements created {created} of {rows.expected} nodes; nothing was written")
-            tx.run_batches("graph/link_sections", flat.sections, batch_size=size)
-            tx.run_batches("graph/link_next", flat.next_links, batch_size=size)
-            for name, items in (("graph/create_tables", small.tables + large.tables),
-                                ("graph/create_figures", small.figures + large.figures)):
+            tx.run_batches("graph/link_sections", large.sections, batch_size=size)
+            tx.run_batches("graph/link_next", large.next_links, batch_size=size)
+            for name, items in (("graph/create_tables", rows.tables), ("graph/create_figures", rows.figures)):
                 made = tx.run_batches(name, items, batch_size=size)
                 if made != len(items):  # a row whose parent was not matched
                     raise Neo4jError(f"{name} created {made} of {len(items)} nodes; nothing was written")
-            tx.run_batches("graph/link_references", small.references + large.references, batch_size=size)
+            tx.run_batches("graph/link_references", rows.references, batch_size=size)
 
         self.store.atomic(work)
         return {
