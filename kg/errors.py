@@ -7,6 +7,8 @@ catch one family::
     ├── ConfigError                  a setting is missing or invalid (names the setting)
     ├── Neo4jError
     │   ├── Neo4jUnavailable         no server answers at the configured address
+    │   ├── QueryError               the server answers but refused one query (a statement or procedure
+    │   │                            error, e.g. Lucene's TooManyClauses): not an outage, so not exit 4
     │   ├── ProvisioningError        the local server cannot be installed or started
     │   │   ├── MissingToolError     java or mvn is not installed
     │   │   ├── PortInUseError       a port Strata needs is taken
@@ -41,6 +43,14 @@ class Neo4jError(StrataError):
 
 class Neo4jUnavailable(Neo4jError):
     """No Neo4j server answers at the configured address."""
+
+
+class QueryError(Neo4jError):
+    """Neo4j answers but rejected one query (``Neo.ClientError.Statement.*`` or ``.Procedure.*``).
+
+    The server is fine: the input that reached the query is what failed, so callers report it against that
+    input (one file, one question) and the CLI exits 6, never 4 ("Neo4j unavailable").
+    """
 
 
 class ProvisioningError(Neo4jError):

@@ -238,7 +238,17 @@ class Ingestor:
                     doc.chunks = enhance_chunks(doc.source, doc.id, doc.chunks, self.llm,
                                                 window_tokens=2 * self.chunk_tokens)
         outcomes = self.writer.write_many(self._embedded(docs, known))
-        link_title_mentions(self.writer.store)
+        unlinked: dict[str, str] = {}
+        link_title_mentions(self.writer.store, failed=unlinked)
+        # Only this file's documents can fail this file; others (left pending by an interrupted load) are
+        # marked in the graph and no longer pending, so they fail no later load.
+        mine = [o for o in outcomes if o.document_id in unlinked and o.status in ("loaded", "replaced")]
+        if mine:
+            delete_documents(self.writer.store, [o.document_id for o in mine])
+            for o in mine:
+                o.status = "failed"
+                o.error = (f"{o.document_id} could not be indexed for title links, so it was not kept: "
+                           f"{unlinked[o.document_id]}")
         return outcomes
 
     def _embedded(self, docs: list[PreparedDocument], known: dict[str, str]) -> Iterator[list[PreparedDocument]]:

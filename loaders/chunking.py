@@ -9,7 +9,10 @@ Rules, and why:
 * Consecutive chunks overlap by whole trailing sentences (at most ``overlap`` tokens) so a fact that
   straddles a boundary is still retrievable with its context.
 * Tokens are approximated (whitespace-separated words; each CJK character counts as one) to stay
-  model-independent and fast; budgets are soft guides for embedding windows, not hard limits.
+  model-independent and fast; budgets are soft guides for embedding windows, not hard limits. A "word" of
+  more than :data:`MAX_WORD_CHARS` characters (a hash, a base64 blob, 3 MB of one letter) counts as one
+  token per :data:`MAX_WORD_CHARS` characters and is cut there, so no chunk holds more than
+  ``max_tokens * MAX_WORD_CHARS`` characters whatever the input.
 * Each table and figure becomes one chunk of its own, pointing back at it through ``ref_key``.
 
 Enhanced chunking (PIKE-RAG's recurrent splitting with forward summaries) builds on this elsewhere.
@@ -23,13 +26,16 @@ from dataclasses import dataclass
 
 from loaders.models import Chunk, ChunkKind, SourceDocument, TextBlock
 
-__all__ = ["DEFAULT_MAX_TOKENS", "DEFAULT_OVERLAP", "chunk_document", "count_tokens", "split_sentences"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS", "DEFAULT_OVERLAP", "MAX_WORD_CHARS", "chunk_document", "count_tokens", "split_sentences",
+]
 
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_OVERLAP = 32
+MAX_WORD_CHARS = 100
 
 _CJK_CHARS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(rf"[{_CJK_CHARS}]|[^\s{_CJK_CHARS}]+")
+_TOKEN = re.compile(rf"[{_CJK_CHARS}]|[^\s{_CJK_CHARS}]{{1,{MAX_WORD_CHARS}}}")
 # A sentence ends at Western punctuation followed by whitespace, at Chinese full-width stops (no space
 # follows them in Chinese), or at a line break; closing quotes/brackets stay with the sentence.
 _SENTENCE_END = re.compile(

@@ -1,7 +1,8 @@
 """The ``strata`` command line. Configuration is read here, once, and passed down.
 
 Exit codes: 0 success; 1 some input failed (the rest was done); 2 usage error; 3 configuration error;
-4 Neo4j unavailable or not provisionable; 5 LLM failure or budget stop; 6 any other Strata error.
+4 Neo4j unavailable or not provisionable; 5 LLM failure or budget stop; 6 any other Strata error (among them
+a query Neo4j rejected: the server answers, so that is not exit 4).
 """
 
 from __future__ import annotations
@@ -9,12 +10,12 @@ from __future__ import annotations
 import sys
 
 from kg.cli.app import app, console
-from kg.errors import ConfigError, LLMError, Neo4jError, StrataError
+from kg.errors import ConfigError, LLMError, Neo4jError, QueryError, StrataError
 
 __all__ = ["app", "main"]
 
 EXIT_CODES: tuple[tuple[type[StrataError], int], ...] = (
-    (ConfigError, 3), (Neo4jError, 4), (LLMError, 5), (StrataError, 6),
+    (ConfigError, 3), (QueryError, 6), (Neo4jError, 4), (LLMError, 5), (StrataError, 6),
 )
 
 

@@ -16,7 +16,13 @@ leaves the flag set and the next load finishes it. Each REFERENCES so made recor
 (``mention_chunks``), so it can be traced to the text that made it.
 
 Titles that cannot be told from ordinary words are not linked: under 4 characters, without a name-like
-word (all lower-case), or a single generic heading word such as "Introduction".
+word (all lower-case), or a single generic heading word such as "Introduction"; nor are titles over
+:data:`MAX_TITLE_CHARS` characters (a first line taken as a title, not a name).
+
+A batch whose linking query fails is linked again one document at a time, so one document's failure never
+fails another's; a document whose own linking fails is no longer pending (it would otherwise fail every
+later load) and keeps the reason in ``mentions_error``. :func:`link_title_mentions` reports those
+documents, so a load can fail the file that holds them.
 """
 
 from __future__ import annotations
@@ -24,11 +30,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from kg.errors import Neo4jError, Neo4jUnavailable
 from kg.graph.store import GraphStore
 from kg.retrieval.lucene import STOPWORDS, escape_lucene
 from loaders.builder import cjk_ratio
 
-__all__ = ["MentionKeys", "link_title_mentions", "mention_keys"]
+__all__ = ["MAX_TITLE_CHARS", "MentionKeys", "link_title_mentions", "mention_keys"]
+
+MAX_TITLE_CHARS = 200
 
 # One-word titles that name a kind of text, not a document: they would "mention" half the corpus.
 _GENERIC = frozenset(
@@ -64,7 +73,7 @@ def mention_keys(title: str) -> MentionKeys | None:
     clean = " ".join(title.split())
     words = _WORD.findall(clean)
     named = [w for w in words if not w.islower() and w.lower() not in STOPWORDS]
-    if len(clean) < 4 or not named or (len(words) == 1 and clean.lower() in _GENERIC):
+    if not 4 <= len(clean) <= MAX_TITLE_CHARS or not named or (len(words) == 1 and clean.lower() in _GENERIC):
         return None
     body = r"\s+".join(_LITERAL.sub(_backslashed, part) for part in clean.split(" "))
     pattern = "(?s).*" + (_BEFORE if _bounded(clean[0]) else "") + body + (_AFTER if _bounded(clean[-1]) else "") + ".*"
@@ -72,14 +81,36 @@ def mention_keys(title: str) -> MentionKeys | None:
 
 
 def link_title_mentions(store: GraphStore, *, batch_size: int = 200, incoming_candidates: int = 2000,
-                        outgoing_candidates: int = 50) -> int:
+                        outgoing_candidates: int = 50, failed: dict[str, str] | None = None) -> int:
     """Link every document still marked ``mentions_pending``, ``batch_size`` documents per transaction;
     returns the number of documents linked. ``incoming_candidates`` bounds the chunks examined per title,
-    ``outgoing_candidates`` the titles examined per chunk."""
+    ``outgoing_candidates`` the titles examined per chunk. Documents whose linking failed are added to
+    ``failed`` (id -> reason) and are pending no more; only an unavailable server stops the linking."""
     linked = 0
+
+    def link(ids: list[str]) -> None:
+        store.write("graph/link_mentions", ids=ids, incoming=incoming_candidates, outgoing=outgoing_candidates)
+
     while True:
         ids = [row["id"] for row in store.read("graph/mentions_pending", limit=batch_size)]
         if not ids:
             return linked
-        store.write("graph/link_mentions", ids=ids, incoming=incoming_candidates, outgoing=outgoing_candidates)
-        linked += len(ids)
+        try:
+            link(ids)
+            linked += len(ids)
+            continue
+        except Neo4jUnavailable:
+            raise
+        except Neo4jError:
+            pass
+        for one in ids:  # isolate the document whose linking fails
+            try:
+                link([one])
+                linked += 1
+            except Neo4jUnavailable:
+                raise
+            except Neo4jError as exc:
+                reason = str(exc).splitlines()[0]
+                store.write("graph/mentions_failed", id=one, error=reason)
+                if failed is not None:
+                    failed[one] = reason

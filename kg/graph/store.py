@@ -26,7 +26,7 @@ from neo4j import GraphDatabase, NotificationDisabledClassification, RoutingCont
 from neo4j import exceptions as neo4j_exc
 
 import cypher
-from kg.errors import ConfigError, Neo4jError, Neo4jUnavailable
+from kg.errors import ConfigError, Neo4jError, Neo4jUnavailable, QueryError
 
 __all__ = ["GraphStore", "Record"]
 
@@ -43,9 +43,15 @@ def _wrapped(uri: str) -> Iterator[None]:
     except (neo4j_exc.ServiceUnavailable, neo4j_exc.SessionExpired, OSError) as exc:
         raise Neo4jUnavailable(f"no Neo4j answers at {uri}: {exc}") from exc
     except neo4j_exc.Neo4jError as exc:
+        if (exc.code or "").startswith(_QUERY_ERRORS):
+            raise QueryError(f"Neo4j rejected the query: {exc.code}: {exc.message}") from exc
         raise Neo4jError(f"{exc.code}: {exc.message}") from exc
     except neo4j_exc.DriverError as exc:
         raise Neo4jError(str(exc)) from exc
+
+
+# Errors of one statement (its syntax, its parameters, a procedure it calls): the server itself is fine.
+_QUERY_ERRORS = ("Neo.ClientError.Statement.", "Neo.ClientError.Procedure.")
 
 
 def _ensure_database(driver: neo4j.Driver, uri: str, name: str) -> None:

@@ -8,6 +8,15 @@ distinct content words of the text, each escaped, joined as an OR of terms (BM25
 :func:`name_query` keeps only the words that can be part of a name (see its docstring): what title links
 look up, and what each chunk stores as ``name_terms`` at load time.
 
+Lucene's limits, and the rule that keeps every query within them: a query of more than 1,024 clauses fails
+(``TooManyClauses``), and the index's analyzer cuts a word of more than 255 characters into several
+tokens, while each CJK character is a token of its own. So a query built here holds at most ``max_terms``
+distinct terms and at most :data:`MAX_CLAUSES` analyzed tokens (counted per field the index has: a
+two-field index doubles them, which still leaves half of Lucene's limit free); a word longer than
+:data:`MAX_TERM_CHARS` characters is left out of the query (no name or search word is that long: it is a
+hash, a base64 blob or a run of one letter), except that a run of CJK characters is cut to fit. The text
+itself is still indexed whole; only the query leaves such words out.
+
 >>> escape_lucene('AND (a:b) "c"')
 'and \\\\(a\\\\:b\\\\) \\\\"c\\\\"'
 >>> lucene_query("Who wrote C++ (1985)?")
@@ -20,7 +29,11 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["STOPWORDS", "escape_lucene", "lucene_query", "name_query"]
+__all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lucene_query", "name_query"]
+
+MAX_TERM_CHARS = 64
+MAX_CLAUSES = 256
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 _SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 _OPERATOR = re.compile(r"\b(AND|OR|NOT|TO)\b")
@@ -54,14 +67,38 @@ def name_query(text: str, *, max_terms: int = 64) -> str:
     return _query([word for word in _WORD.findall(text) if not word.islower()], max_terms)
 
 
+def _clauses(word: str) -> int:
+    """An upper bound of the tokens the index's analyzer makes of one ``\\w+`` word: one per CJK character,
+    one per run of other characters."""
+    if word.isascii():
+        return 1
+    return len(_CJK.findall(word)) + sum(1 for run in _CJK.split(word) if run)
+
+
+def _bounded(word: str) -> str:
+    """The word as queried: unchanged when short; a long CJK run cut to :data:`MAX_TERM_CHARS`; "" for any
+    other over-long word (see the module docstring)."""
+    if len(word) <= MAX_TERM_CHARS:
+        return word
+    if not word.isascii() and _CJK.match(word):
+        return word[:MAX_TERM_CHARS]
+    return ""
+
+
 def _query(words: list[str], max_terms: int) -> str:
     # A \w+ word holds no Lucene special character, and lower-cased it cannot be an operator: the terms
     # need no escaping (a chunk's name terms are built for every chunk written, so this is on the load path).
     terms: dict[str, None] = {}
+    clauses = 0
     for word in words:
-        lowered = word.lower()
-        if lowered not in STOPWORDS and lowered not in terms:
-            terms[lowered] = None
-            if len(terms) >= max_terms:
-                break
+        lowered = _bounded(word.lower())
+        if not lowered or lowered in STOPWORDS or lowered in terms:
+            continue
+        cost = _clauses(lowered)
+        if clauses + cost > MAX_CLAUSES:
+            break
+        terms[lowered] = None
+        clauses += cost
+        if len(terms) >= max_terms:
+            break
     return " ".join(terms)

@@ -1,0 +1,18 @@
+"""Fixtures of the hardening tests: an offline ingestor over the session's real Neo4j."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.embeddings import HashingEmbedder
+from kg.graph.schema import ensure_schema
+from kg.graph.store import GraphStore
+from kg.ingest import Ingestor
+
+EMBEDDER = HashingEmbedder(dimensions=64)
+
+
+@pytest.fixture
+def ingestor(store: GraphStore) -> Ingestor:
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    return Ingestor(store, EMBEDDER, batch_size=50, chunk_tokens=60, chunk_overlap=10)
