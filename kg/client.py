@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -70,6 +70,7 @@ class Stats:
     relationships: dict[str, int]
     indexes: list[dict[str, Any]]
     schema: SchemaStatus
+    pending: dict[str, int] = field(default_factory=dict)  # per distilled layer: chunks it has not distilled
 
     def by_layer(self) -> dict[str, int]:
         """Node counts summed per layer (see :data:`LAYERS`)."""
@@ -164,7 +165,25 @@ class Strata:
         )
         report = ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
         report.llm = self.llm.accounting.to_json()  # the job's totals so far; zeros offline
+        # Loading writes the corpus; distilling is :meth:`distill`'s. The report says what is left, so an
+        # interrupted build is never silent: chunks of any document (this load's or an earlier one's).
+        report.pending = self.pending()
         return report
+
+    def pending(self, layers: Sequence[str] | None = None) -> dict[str, int]:
+        """Chunks each distilled layer has not distilled yet (of ``layers``, default: the default layers
+        of the configured LLM, or offline); :meth:`distill` (``strata distill``) finishes them.
+
+        Example::
+
+            if any(kb.pending().values()):
+                kb.distill()
+        """
+        from kg.distill import default_layers, parse_layers
+
+        chosen = parse_layers(layers) if layers is not None else None
+        names = list(chosen or default_layers(self.llm.offline))
+        return {r["layer"]: int(r["pending"]) for r in self.store.read("distill/pending_counts", layers=names)}
 
     def distill(
         self,
@@ -281,7 +300,11 @@ class Strata:
                  for label in sorted(cypher.LABELS)}
         rels = {rel: self.store.query(cypher.render("meta/count_rel", rel=rel))[0]["count"]
                 for rel in sorted(cypher.RELATIONSHIPS)}
-        return Stats(nodes, rels, self.store.read("meta/indexes"), schema_status(self.store))
+        from kg.distill import ALL_LAYERS
+
+        # Every layer's pending chunks, so an interrupted build shows; a layer never built shows them all.
+        return Stats(nodes, rels, self.store.read("meta/indexes"), schema_status(self.store),
+                     pending=self.pending(list(ALL_LAYERS)))
 
 
 class AsyncStrata:

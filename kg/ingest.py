@@ -33,9 +33,13 @@ from kg.llm import LLM, estimate_tokens, load_prompt
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
 
-__all__ = ["FileReport", "Ingestor", "LoadReport", "estimate_llm_tokens", "find_files", "prepare_structural"]
+__all__ = [
+    "PENDING_HINT", "FileReport", "Ingestor", "LoadReport", "estimate_llm_tokens", "find_files", "prepare_structural",
+]
 
 Progress = Callable[[Path, int, int], None]
+PENDING_HINT = ("chunks are not distilled yet: `strata distill` (or `strata load` again, or Strata.distill()) "
+                "finishes them")
 # The LLM tasks a load with distillation runs once per chunk, and their usual answer lengths.
 ESTIMATED_TASKS = ("enhanced_chunk", "atomic_questions", "triples")
 TYPICAL_COMPLETION_TOKENS = {"enhanced_chunk": 120, "atomic_questions": 150, "triples": 250,
@@ -63,6 +67,9 @@ class LoadReport:
     seconds: float = 0.0
     chunking: str = "structural"
     llm: dict[str, Any] | None = None
+    # Chunks per distilled layer still to distil after this load (set by the client); finished by `strata
+    # distill` (``Strata.distill``). None: not known.
+    pending: dict[str, int] | None = None
 
     @property
     def failed(self) -> int:
@@ -78,6 +85,10 @@ class LoadReport:
         }
         if self.llm is not None:
             data["llm"] = self.llm
+        if self.pending is not None:
+            data["pending"] = self.pending
+            if any(self.pending.values()):
+                data["pending_hint"] = PENDING_HINT
         return data
 
 

@@ -69,6 +69,8 @@ class StatsView(BaseModel):
     schema_installed: bool
     embedder: str | None
     dimensions: int | None
+    pending: dict[str, int] = Field(default_factory=dict,
+                                    description="Per distilled layer, the chunks it has not distilled yet.")
 
     @classmethod
     def of(cls, kb: str, stats: Stats) -> StatsView:
@@ -78,7 +80,7 @@ class StatsView(BaseModel):
             indexes=[{k: (v if isinstance(v, (int, float, str, list)) or v is None else str(v))
                       for k, v in row.items()} for row in stats.indexes],
             schema_installed=stats.schema.installed, embedder=stats.schema.embedder,
-            dimensions=stats.schema.dimensions,
+            dimensions=stats.schema.dimensions, pending=stats.pending,
         )
 
 

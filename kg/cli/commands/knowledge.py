@@ -12,7 +12,7 @@ from rich.table import Table
 
 from kg.cli.app import app, cache_app, console, emit_json, settings_of
 from kg.client import LAYERS, Strata
-from kg.ingest import estimate_llm_tokens, find_files
+from kg.ingest import PENDING_HINT, estimate_llm_tokens, find_files
 
 
 @app.command("init")
@@ -95,11 +95,14 @@ def load(
                 bar.update(task, completed=done, total=total, description=path.name[:40])
 
             report = kb.load(paths, include=include, exclude=exclude, password=password, progress=step)
-        loaded = sorted({f.document_id for f in report.files if f.document_id and f.status in ("loaded", "replaced")})
         distilled = None
-        if distill_layers.strip().lower() != "none" and any(f.status in ("loaded", "replaced") for f in report.files):
-            # Only pending chunks are distilled, so all documents can be named when a file held several.
-            distilled = run_distill(kb, distill_layers, loaded if all(f.document_id for f in report.files) else None)
+        skip = distill_layers.strip().lower() == "none"
+        layers = "atoms,triples" if skip else distill_layers
+        if not skip and any(kb.pending(layers.split(",")).values()):
+            # Every chunk still pending: this load's, and any an interrupted earlier build left (a layer marks
+            # each chunk it finished, so nothing is distilled twice).
+            distilled = run_distill(kb, distill_layers, None)
+        report.pending = kb.pending(layers.split(","))
         usage = kb.llm.accounting.report()  # the whole job: enhanced chunking and distillation
     data = report.to_json()
     data["llm"] = usage.to_json()
@@ -122,6 +125,9 @@ def load(
         print_report(distilled)  # ends with the same job-wide llm line: one accounting serves the whole job
     else:
         console.print(f"llm: {usage.summary()}", highlight=False)
+    if any(report.pending.values()):
+        left = ", ".join(f"{layer} {n}" for layer, n in report.pending.items() if n)
+        console.print(f"[yellow]pending[/]: {left} {PENDING_HINT}", highlight=False)
     if report.failed or (distilled is not None and (distilled.failed or distilled.stopped)):
         raise typer.Exit(1)
 
@@ -181,10 +187,13 @@ def stats(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) ->
     rels = Table("type", "relationships", title="relationships")
     for rel, count in s.relationships.items():
         rels.add_row(rel, str(count))
+    pending = Table("layer", "chunks not distilled", title="distillation pending (strata distill finishes it)")
+    for layer, count in s.pending.items():
+        pending.add_row(layer, str(count))
     idx = Table("index", "type", "on", "state", title="indexes")
     for i in s.indexes:
         idx.add_row(i["name"], i["type"], f"{i['labelsOrTypes']}{i['properties']}", i["state"])
-    console.print(layers, nodes, rels, idx)
+    console.print(layers, nodes, rels, pending, idx)
 
 
 def _progress() -> Progress:
