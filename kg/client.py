@@ -193,6 +193,7 @@ class Strata:
         config: DistillConfig | None = None,
         force: bool = False,
         progress: Callable[[str, int, int], None] | None = None,
+        retry_failed: bool = True,
     ) -> DistillReport:
         """Build the distilled layers (see :func:`kg.distill.distill`) with the configured LLM, or offline.
 
@@ -204,7 +205,8 @@ class Strata:
         from kg.distill import distill
 
         return distill(self.store, self.embedder, self.llm, layers=layers, document_ids=document_ids,
-                       progress=progress, batch_size=self.settings.batch_size, config=config, force=force)
+                       progress=progress, batch_size=self.settings.batch_size, config=config, force=force,
+                       retry_failed=retry_failed)
 
     def find(self, key: str) -> DocumentInfo | None:
         """The document with id ``key``, or loaded from the file ``key`` names; ``None`` if there is none.

@@ -6,6 +6,11 @@ text, so page and character span stay exact; the forward summary, stored on the 
 chunk's pronouns and references point at. Tables and figures keep their one chunk each and get a summary.
 Sections are never crossed, as in structural chunking.
 
+A window whose reply is cut off at the token limit is halved and asked again (down to one sentence); a
+window whose reply stays unusable becomes a chunk of about half the window with the summary unchanged, so
+a model's bad answer costs one chunk's split, never the document. An endpoint that is down, a spent budget
+or a wrong setting still stops the load (those errors are not per-chunk).
+
 Without an LLM, :class:`~kg.ingest.Ingestor` uses structural chunking only and its report says so.
 """
 
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from kg.errors import LLMOutputError, LLMTruncatedError
 from kg.graph.writer import chunk_id
 from kg.llm import LLM
 from kg.llm.schemas import EnhancedChunk
@@ -33,23 +39,38 @@ def enhance_chunks(
         key, kind = section_key
         if kind != "text":
             for chunk in members:
-                reply = llm.complete_task("enhanced_chunk", summary=summary or "(start)", text=f"1. {chunk.text}")
-                assert isinstance(reply, EnhancedChunk)
-                summary = reply.summary
+                try:
+                    reply = _ask(llm, summary, f"1. {chunk.text}")
+                except LLMTruncatedError:  # a table cannot be split: it keeps the summary so far
+                    reply = None
+                summary = reply.summary if reply is not None else summary
                 out.append(chunk.model_copy(update={"order": len(out), "summary": summary}))
             continue
         start, end = members[0].char_start, max(c.char_end for c in members)
         sentences = split_sentences(doc.text, start, end)
         pos = 0
         while pos < len(sentences):
-            window = _window(doc.text, sentences, pos, window_tokens)
-            numbered = "\n".join(f"{i + 1}. {doc.text[a:b]}" for i, (a, b) in enumerate(window))
-            reply = llm.complete_task("enhanced_chunk", summary=summary or "(start)", text=numbered)
-            assert isinstance(reply, EnhancedChunk)
-            take = min(reply.sentences, len(window))
+            budget = window_tokens
+            while True:
+                window = _window(doc.text, sentences, pos, budget)
+                numbered = "\n".join(f"{i + 1}. {doc.text[a:b]}" for i, (a, b) in enumerate(window))
+                try:
+                    reply = _ask(llm, summary, numbered)
+                except LLMTruncatedError:
+                    if len(window) == 1:
+                        reply = None
+                        break
+                    budget //= 2  # split the input: a shorter window needs a shorter reply
+                    continue
+                break
+            if reply is None:
+                window = _window(doc.text, sentences, pos, min(budget, window_tokens // 2))
+                take = len(window)
+            else:
+                take = min(reply.sentences, len(window))
+                summary = reply.summary
             a, b = window[0][0], window[take - 1][1]
             text = doc.text[a:b]
-            summary = reply.summary
             out.append(Chunk(
                 id=chunk_id(document_id, len(out), text), document_id=document_id, section_key=key,
                 order=len(out), kind="text", text=text, page=_page_at(doc, a), char_start=a, char_end=b,
@@ -58,6 +79,21 @@ def enhance_chunks(
             pos += take
     return [c if c.kind == "text" else c.model_copy(update={"id": chunk_id(document_id, c.order, c.text)})
             for c in out]
+
+
+def _ask(llm: LLM, summary: str, numbered: str) -> EnhancedChunk | None:
+    """The model's split of one window; None when its reply stayed unusable (it was counted as failed).
+
+    Raises LLMTruncatedError for the caller to split the window.
+    """
+    try:
+        reply = llm.complete_task("enhanced_chunk", summary=summary or "(start)", text=numbered)
+    except LLMTruncatedError:
+        raise
+    except LLMOutputError:  # counted as failed by the client; the caller splits by size instead
+        return None
+    assert isinstance(reply, EnhancedChunk)
+    return reply
 
 
 def _window(text: str, sentences: list[tuple[int, int]], pos: int, budget: int) -> list[tuple[int, int]]:

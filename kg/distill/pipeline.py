@@ -96,12 +96,16 @@ def distill(
     batch_size: int = 500,
     config: DistillConfig | None = None,
     force: bool = False,
+    retry_failed: bool = True,
 ) -> DistillReport:
     """Distil the loaded chunks (of ``document_ids``, or all) into ``layers`` and return the report.
 
     Chunks already distilled for a layer are skipped unless ``force``; a run that stopped (an error, an
     interrupt, an LLM outage) resumes where it stopped. ``progress(layer, done, total)`` is called after
     each batch. An LLM that is down or out of budget stops the job after the current batch is written.
+    A chunk whose LLM task finally failed (invalid or truncated output) fails alone: it is recorded on the
+    chunk (``distill_failed``) and in the report, and tried again only when ``retry_failed`` (``strata
+    distill`` does; the distillation at the end of ``strata load`` does not, so a re-load costs no call).
     """
     started = time.perf_counter()
     chosen = parse_layers(layers) or default_layers(llm.offline)
@@ -113,7 +117,7 @@ def distill(
     for name in (n for n in ALL_LAYERS if n in chosen):
         layer = _LAYERS[name](ctx)
         layer_started = time.perf_counter()
-        rows = store.read("distill/pending_chunks", layer=name, document_ids=docs)
+        rows = store.read("distill/pending_chunks", layer=name, document_ids=docs, retry_failed=retry_failed)
         chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"]) for r in rows]
         entry = report.layers[name] = LayerReport(pending=len(chunks), method=layer.method)
         layer.prepare(chunks)
@@ -131,6 +135,8 @@ def distill(
                         in_flight = None
                 entry.chunks += len(built.done)
                 entry.failed += built.failed
+                if built.failed:
+                    store.write("distill/mark_failed", ids=[f.id for f in built.failed], layer=name)
                 entry.llm_seconds += built.llm_seconds
                 done += len(batch)
                 if progress is not None:

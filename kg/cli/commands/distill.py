@@ -17,9 +17,9 @@ from kg.llm import LLMReport
 __all__ = ["distill_command", "print_report", "run_distill"]
 
 
-def run_distill(kb: Strata, layers: str | None, document_ids: list[str] | None, *, force: bool = False
-                ) -> DistillReport:
-    """Distil with a progress bar per layer (on stderr)."""
+def run_distill(kb: Strata, layers: str | None, document_ids: list[str] | None, *, force: bool = False,
+                retry_failed: bool = True) -> DistillReport:
+    """Distil with a progress bar per layer (on stderr); ``retry_failed`` tries chunks whose LLM task failed."""
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=True) as bar:
         tasks: dict[str, TaskID] = {}
@@ -29,7 +29,8 @@ def run_distill(kb: Strata, layers: str | None, document_ids: list[str] | None, 
                 tasks[layer] = bar.add_task(f"distill {layer}", total=total)
             bar.update(tasks[layer], completed=done, total=total)
 
-        return kb.distill(layers=parse_layers(layers), document_ids=document_ids, force=force, progress=step)
+        return kb.distill(layers=parse_layers(layers), document_ids=document_ids, force=force, progress=step,
+                          retry_failed=retry_failed)
 
 
 def print_report(report: DistillReport) -> None:

@@ -101,7 +101,7 @@ def load(
         if not skip and any(kb.pending(layers.split(",")).values()):
             # Every chunk still pending: this load's, and any an interrupted earlier build left (a layer marks
             # each chunk it finished, so nothing is distilled twice).
-            distilled = run_distill(kb, distill_layers, None)
+            distilled = run_distill(kb, distill_layers, None, retry_failed=False)
         report.pending = kb.pending(layers.split(","))
         usage = kb.llm.accounting.report()  # the whole job: enhanced chunking and distillation
     data = report.to_json()
