@@ -20,6 +20,9 @@ catch one family::
     ├── LLMError
     │   ├── LLMUnavailableError      retries exhausted: timeouts, 429, 5xx, dropped connections
     │   ├── LLMOutputError           output invalid after the repair round trip (names the task)
+    │   │   └── LLMTruncatedError    the output hit its token limit even after asking for less
+    │   ├── LLMProvisioningError     the local model server cannot be installed or started
+    │   │   └── ModelChecksumError   an assembled model file does not have the published sha256
     │   └── BudgetExceededError      the job's token budget would be exceeded
     ├── EmbeddingError
     ├── RetrievalError
@@ -106,6 +109,18 @@ class LLMOutputError(LLMError):
         self.task = task
         self.excerpt = excerpt
         super().__init__(f"task {task!r}: {reason}; output began {excerpt!r}")
+
+
+class LLMTruncatedError(LLMOutputError):
+    """The output stopped at its token limit (``finish_reason == "length"``) even after asking for less."""
+
+
+class LLMProvisioningError(LLMError):
+    """The local model server (``strata llm start``) cannot be installed or started; names the fix."""
+
+
+class ModelChecksumError(LLMProvisioningError):
+    """A model file assembled from its packages does not have the sha256 it was published with."""
 
 
 class BudgetExceededError(LLMError):

@@ -18,18 +18,25 @@ STRATA_NEO4J_HTTP_PORT          local server's HTTP port (default 7474)
 STRATA_NEO4J_HEAP               local server's JVM heap, e.g. 1g (default RAM/8 within 512m..4g)
 STRATA_NEO4J_PAGECACHE          local server's page cache, e.g. 512m (default RAM/16 within 256m..2g)
 STRATA_NEO4J_LOCAL_PASSWORD     password the local server is created with (default: a generated one)
-STRATA_LLM_BASE_URL             OpenAI-compatible endpoint; unset means offline mode
+STRATA_LLM_BASE_URL             OpenAI-compatible endpoint; ``local`` means the server `strata llm start` runs
+                                (started on demand); unset means offline mode
 STRATA_LLM_MODEL                chat model name
 STRATA_LLM_API_KEY              API key (or OPENAI_API_KEY)
 STRATA_LLM_TEMPERATURE          sampling temperature (default 0)
-STRATA_LLM_MAX_TOKENS           completion tokens per call (default 2048)
+STRATA_LLM_MAX_TOKENS           cap on completion tokens per call (default: each task's own budget)
 STRATA_LLM_MAX_RETRIES          retries on 429, 5xx, timeouts (default 5)
-STRATA_LLM_TIMEOUT              seconds per request (default 60)
-STRATA_LLM_MAX_CONCURRENCY      concurrent requests per endpoint, chat and embeddings (default 4)
-STRATA_LLM_RESPONSE_FORMAT      json_schema | json_object | text (default json_schema)
+STRATA_LLM_TIMEOUT              seconds per request (default 60; 600 for the local server)
+STRATA_LLM_MAX_CONCURRENCY      concurrent requests per endpoint, chat and embeddings (default 4; local: 1)
+STRATA_LLM_RESPONSE_FORMAT      auto (default: negotiated per endpoint and model) | json_schema |
+                                json_object_schema | json_object | text
 STRATA_LLM_MODEL_<TASK>         per-task model override, e.g. STRATA_LLM_MODEL_ATOMIC_QUESTIONS
 STRATA_LLM_CACHE                1 (default) or 0 to disable the response cache
 STRATA_LLM_PRICES               JSON price table, USD per million tokens: {"model": [input, output]}
+STRATA_LOCAL_MODEL              the local server's model: qwen2.5-coder-1.5b (default), qwen2.5-coder-0.5b,
+                                or a path to a .gguf file
+STRATA_LOCAL_LLM_PORT           its port on 127.0.0.1 (default: a free one, kept)
+STRATA_LOCAL_LLM_THREADS        its threads (default: the core count)
+STRATA_LOCAL_LLM_CONTEXT        its context size in tokens (default 8192)
 STRATA_EMBEDDER                 wordllama (default) | openai | sentence-transformers | hash
 STRATA_EMBEDDING_MODEL          model name for openai / sentence-transformers embedders
 STRATA_EMBEDDING_BASE_URL       endpoint for the openai embedder (default: the LLM's)
@@ -52,7 +59,16 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from kg.errors import ConfigError
 
 __all__ = [
-    "EmbedderSettings", "LLMSettings", "LocalServerSettings", "Neo4jSettings", "Settings", "free_port", "kept_ports",
+    "LOCAL_LLM",
+    "EmbedderSettings",
+    "LLMSettings",
+    "LocalLLMSettings",
+    "LocalServerSettings",
+    "Neo4jSettings",
+    "ResponseFormat",
+    "Settings",
+    "free_port",
+    "kept_ports",
     "memory_defaults",
 ]
 
@@ -186,25 +202,61 @@ class LocalServerSettings(_Frozen):
     start_timeout_s: float = 120.0
 
 
+LOCAL_LLM = "local"
+"""``STRATA_LLM_BASE_URL=local``: the model server ``strata llm start`` runs on this machine."""
+
+ResponseFormat = Literal["auto", "json_schema", "json_object_schema", "json_object", "text"]
+
+
+class LocalLLMSettings(_Frozen):
+    """The llama.cpp model server Strata runs itself (``strata llm start``), on loopback only.
+
+    ``port=None`` takes a free port the first time and keeps it in ``<home>/port``.
+    """
+
+    home: Path
+    cache_dir: Path
+    model: str = "qwen2.5-coder-1.5b"
+    port: int | None = None
+    threads: int = Field(default_factory=lambda: os.cpu_count() or 1)
+    context_tokens: int = 8192
+    start_timeout_s: float = 300.0
+
+
 class LLMSettings(_Frozen):
-    """An OpenAI-compatible chat endpoint. ``base_url=None`` means offline mode."""
+    """An OpenAI-compatible chat endpoint. ``base_url=None`` means offline mode; ``"local"`` the local server.
+
+    ``max_tokens`` caps every task's own output budget (None: the task's budget alone);
+    ``context_tokens`` is the endpoint's context window when known (prompt plus output must fit);
+    ``retry_timeouts=False`` fails a timed-out request instead of sending it again: a server that serves one
+    request at a time is still generating the first one.
+    """
 
     base_url: str | None = None
     model: str = "gpt-4o-mini"
     api_key: SecretStr = SecretStr("")
     temperature: float = 0.0
-    max_tokens: int = 2048
+    max_tokens: int | None = None
     timeout_s: float = 60.0
     max_retries: int = 5
     max_concurrency: int = 4
-    response_format: Literal["json_schema", "json_object", "text"] = "json_schema"
+    response_format: ResponseFormat = "auto"
+    context_tokens: int | None = None
+    retry_timeouts: bool = True
     task_models: dict[str, str] = Field(default_factory=dict)
     cache: bool = True
     prices_per_mtok: dict[str, tuple[float, float]] = Field(default_factory=dict)
 
+    local: LocalLLMSettings | None = None
+
     @property
     def offline(self) -> bool:
         return self.base_url is None
+
+    @property
+    def is_local(self) -> bool:
+        """True for ``STRATA_LLM_BASE_URL=local``, before the server's address is known."""
+        return self.base_url == LOCAL_LLM
 
 
 class EmbedderSettings(_Frozen):
@@ -261,21 +313,35 @@ class Settings(_Frozen):
                 password=_local_password(env),
             )
             prefix = "STRATA_LLM_MODEL_"
+            base_url = env.get("STRATA_LLM_BASE_URL") or None
+            is_local = base_url == LOCAL_LLM
+            local_llm = LocalLLMSettings(
+                home=home / "llm",
+                cache_dir=cache_dir,
+                model=env.get("STRATA_LOCAL_MODEL") or "qwen2.5-coder-1.5b",
+                port=_number(env, "STRATA_LOCAL_LLM_PORT", 0, int, low=0) or None,
+                threads=_number(env, "STRATA_LOCAL_LLM_THREADS", os.cpu_count() or 1, int, low=1),
+                context_tokens=_number(env, "STRATA_LOCAL_LLM_CONTEXT", 8192, int, low=512),
+            )
+            max_tokens = _number(env, "STRATA_LLM_MAX_TOKENS", 0, int, low=1)  # 0: unset
             llm = LLMSettings(
-                base_url=env.get("STRATA_LLM_BASE_URL") or None,
+                base_url=base_url,
                 model=env.get("STRATA_LLM_MODEL", "gpt-4o-mini"),
                 api_key=SecretStr(env.get("STRATA_LLM_API_KEY", env.get("OPENAI_API_KEY", ""))),
                 temperature=_number(env, "STRATA_LLM_TEMPERATURE", 0.0, float, low=0.0),
-                max_tokens=_number(env, "STRATA_LLM_MAX_TOKENS", 2048, int, low=1),
+                max_tokens=max_tokens or None,
                 max_retries=_number(env, "STRATA_LLM_MAX_RETRIES", 5, int, low=0),
-                timeout_s=_number(env, "STRATA_LLM_TIMEOUT", 60.0, float, low=0.001),
-                max_concurrency=_number(env, "STRATA_LLM_MAX_CONCURRENCY", 4, int, low=1),
-                response_format=env.get("STRATA_LLM_RESPONSE_FORMAT", "json_schema"),  # type: ignore[arg-type]
+                # A local CPU server takes minutes on a long prompt, and serves one request at a time.
+                timeout_s=_number(env, "STRATA_LLM_TIMEOUT", 600.0 if is_local else 60.0, float, low=0.001),
+                max_concurrency=_number(env, "STRATA_LLM_MAX_CONCURRENCY", 1 if is_local else 4, int, low=1),
+                response_format=env.get("STRATA_LLM_RESPONSE_FORMAT") or "auto",  # type: ignore[arg-type]
+                retry_timeouts=not is_local,
                 task_models={k[len(prefix):].lower(): v for k, v in env.items() if k.startswith(prefix)},
                 cache=env.get("STRATA_LLM_CACHE", "1") != "0",
                 prices_per_mtok=_prices(env),
+                local=local_llm,
             )
-            embedding_url = env.get("STRATA_EMBEDDING_BASE_URL") or llm.base_url
+            embedding_url = env.get("STRATA_EMBEDDING_BASE_URL") or (None if is_local else llm.base_url)
             # The LLM's key goes only to the LLM's own endpoint, never to another embedding host.
             shared_key = llm.api_key if embedding_url == llm.base_url else SecretStr("")
             embedder = EmbedderSettings(

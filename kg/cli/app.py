@@ -10,13 +10,18 @@ from rich.console import Console
 
 from kg.settings import Settings
 
-__all__ = ["app", "bench_app", "cache_app", "console", "emit_json", "eval_app", "neo4j_app", "settings_of"]
+__all__ = [
+    "app", "bench_app", "cache_app", "console", "emit_json", "eval_app", "llm_app", "neo4j_app", "settings_of",
+]
 
 app = typer.Typer(help="Strata: a three-layer knowledge graph in Neo4j, and cited answers over it.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 neo4j_app = typer.Typer(help="Run the local Neo4j server Strata provisions (no Docker needed).",
                         no_args_is_help=True)
 app.add_typer(neo4j_app, name="neo4j")
+llm_app = typer.Typer(help="Run the local model server behind STRATA_LLM_BASE_URL=local (llama.cpp, loopback only).",
+                      no_args_is_help=True)
+app.add_typer(llm_app, name="llm")
 bench_app = typer.Typer(help="Benchmarks on a throwaway Neo4j; each prints JSON.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 eval_app = typer.Typer(help="Evaluations on public QA data, isolated from your knowledge bases.",

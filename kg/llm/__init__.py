@@ -15,12 +15,14 @@ Example::
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kg.llm.accounting import Accounting, LLMReport, UsageCounts
 from kg.llm.base import LLM, Message, OfflineLLM
 from kg.llm.cache import ResponseCache, cache_key
+from kg.llm.local import resolve_local
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.llm.prompts import Prompt, available_prompts, load_prompt, prompt_for
 from kg.llm.retry import RetryPolicy, parse_retry_after
@@ -106,14 +108,18 @@ def make_llm(
     cache_dir: Path | None = None,
     accounting: Accounting | None = None,
     budget_tokens: int | None = None,
+    progress: Callable[[str], None] | None = None,
     **client_options: Any,
 ) -> LLM:
     """The configured LLM, or an :class:`OfflineLLM` (``llm.offline is True``) when ``base_url`` is None.
 
-    ``client_options`` go to :class:`OpenAICompatibleLLM` (``base_backoff_s``, ``max_backoff_s``).
+    ``base_url="local"`` starts the local model server when it is not running (``progress`` hears about the
+    model's assembly and the start). ``client_options`` go to :class:`OpenAICompatibleLLM`
+    (``base_backoff_s``, ``max_backoff_s``).
     """
     if settings.offline:
         return OfflineLLM(accounting)
     return OpenAICompatibleLLM(
-        settings, cache_dir=cache_dir, accounting=accounting, budget_tokens=budget_tokens, **client_options
+        resolve_local(settings, progress), cache_dir=cache_dir, accounting=accounting, budget_tokens=budget_tokens,
+        **client_options,
     )

@@ -2,8 +2,12 @@
 
 Every report that shows LLM usage (load, distill, ask, eval) takes its ``"llm"`` block from
 :meth:`Accounting.report` so the shape is the same everywhere:
-``{"model", "offline", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd",
-"by_task": {task: {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"}}}``.
+``{"model", "offline", "response_format", "calls", "cache_hits", "prompt_tokens", "completion_tokens",
+"cost_usd", "failed", "repaired", "truncated", "invalid_items", "by_task": {task: {the same counters}}}``.
+
+``failed``: outputs still unusable after the repair round (that chunk or question failed, the job went
+on); ``repaired``: outputs that became valid after one repair round; ``truncated``: replies that stopped at
+their token limit; ``invalid_items``: list items dropped because they did not validate (the rest was kept).
 
 >>> acc = Accounting(prices_per_mtok={"m": (1.0, 2.0)}, model="m")
 >>> acc.record("answer", "m", prompt_tokens=1000, completion_tokens=500)
@@ -36,6 +40,10 @@ class UsageCounts(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
+    failed: int = 0
+    repaired: int = 0
+    truncated: int = 0
+    invalid_items: int = 0
 
     @property
     def tokens(self) -> int:
@@ -43,17 +51,21 @@ class UsageCounts(BaseModel):
 
     def plus(self, other: UsageCounts, sign: int = 1) -> UsageCounts:
         """These counters with ``other``'s added (``sign=-1``: subtracted)."""
-        return UsageCounts(calls=self.calls + sign * other.calls, cache_hits=self.cache_hits + sign * other.cache_hits,
-                           prompt_tokens=self.prompt_tokens + sign * other.prompt_tokens,
-                           completion_tokens=self.completion_tokens + sign * other.completion_tokens,
-                           cost_usd=round(self.cost_usd + sign * other.cost_usd, 8))
+        counts = {name: getattr(self, name) + sign * getattr(other, name) for name in _COUNTERS}
+        return UsageCounts(**counts, cost_usd=round(self.cost_usd + sign * other.cost_usd, 8))
+
+
+_COUNTERS = ("calls", "cache_hits", "prompt_tokens", "completion_tokens", "failed", "repaired", "truncated",
+             "invalid_items")
 
 
 class LLMReport(UsageCounts):
-    """The ``"llm"`` block of every report: the job's model (None offline), totals and totals per task."""
+    """The ``"llm"`` block of every report: the job's model (None offline), the structured-output form the
+    endpoint accepted (``response_format``), totals and totals per task."""
 
     model: str | None = None
     offline: bool = False
+    response_format: str | None = None
     by_task: dict[str, UsageCounts] = Field(default_factory=dict)
 
     def minus(self, before: LLMReport) -> LLMReport:
@@ -61,8 +73,8 @@ class LLMReport(UsageCounts):
         empty = UsageCounts()
         by_task = {task: usage.plus(before.by_task.get(task, empty), -1) for task, usage in self.by_task.items()}
         total = self.plus(before, -1)
-        return LLMReport(model=self.model, offline=self.offline, **total.model_dump(),
-                         by_task={t: u for t, u in by_task.items() if u != empty})
+        return LLMReport(model=self.model, offline=self.offline, response_format=self.response_format,
+                         **total.model_dump(), by_task={t: u for t, u in by_task.items() if u != empty})
 
     def to_json(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
@@ -70,8 +82,13 @@ class LLMReport(UsageCounts):
     def summary(self) -> str:
         """One line for people, printed at the end of load, ask and eval."""
         who = "offline (no LLM configured)" if self.offline else (self.model or "llm")
-        return (f"{who}: {self.calls} calls, {self.cache_hits} cache hits, {self.prompt_tokens} prompt + "
+        line = (f"{who}: {self.calls} calls, {self.cache_hits} cache hits, {self.prompt_tokens} prompt + "
                 f"{self.completion_tokens} completion tokens, ${self.cost_usd:.4f}")
+        if self.response_format:
+            line += f"; structured output: {self.response_format}"
+        problems = [f"{n} {name.replace('_', ' ')}" for name in ("failed", "repaired", "truncated", "invalid_items")
+                    if (n := getattr(self, name))]
+        return line + (f"; outputs: {', '.join(problems)}" if problems else "")
 
 
 class Accounting:
@@ -98,6 +115,7 @@ class Accounting:
         self.budget_tokens = budget_tokens
         self.model = model
         self.offline = offline
+        self.response_format: str | None = None
         # Frozen counters, replaced under the lock: a report never sees a half-counted call.
         self.total = UsageCounts()
         self.by_task: dict[str, UsageCounts] = {}
@@ -149,6 +167,13 @@ class Accounting:
         with self._lock:
             self._add(task, UsageCounts(cache_hits=1))
 
+    def count(self, task: str, *, failed: int = 0, repaired: int = 0, truncated: int = 0,
+              invalid_items: int = 0) -> None:
+        """Count what happened to one task's outputs (see the module docstring)."""
+        with self._lock:
+            self._add(task, UsageCounts(failed=failed, repaired=repaired, truncated=truncated,
+                                        invalid_items=invalid_items))
+
     def _add(self, task: str, usage: UsageCounts) -> None:
         self.total = self.total.plus(usage)
         self.by_task[task] = self.by_task.get(task, UsageCounts()).plus(usage)
@@ -157,7 +182,8 @@ class Accounting:
         """The job's usage so far, as the typed ``"llm"`` block of reports."""
         with self._lock:
             total, by_task = self.total, dict(sorted(self.by_task.items()))
-        return LLMReport(model=self.model, offline=self.offline, by_task=by_task, **total.model_dump())
+        return LLMReport(model=self.model, offline=self.offline, response_format=self.response_format,
+                         by_task=by_task, **total.model_dump())
 
     def to_json(self) -> dict[str, Any]:
         """``report()`` as JSON data."""

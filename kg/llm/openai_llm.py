@@ -12,9 +12,14 @@ Example::
         out = llm.complete_structured("atomic_questions", messages, AtomicQuestions)
         print(out.questions, llm.accounting.to_json())
 
-Structured outputs use ``response_format`` per ``LLMSettings.response_format``: ``json_schema`` (the task
-name is the schema name), ``json_object`` or ``text``; in every mode the reply is extracted robustly (code
-fences, first balanced object), validated, and on failure sent back once with the error for repair.
+Structured outputs use the form ``LLMSettings.response_format`` names, or with ``auto`` the strongest form
+the endpoint accepts, negotiated and remembered per endpoint and model (:mod:`kg.llm.negotiation`). Replies
+are read leniently (:func:`~kg.llm.structured.parse_reply`: code fences, prose, invalid list items dropped);
+a reply cut off at its token budget (``finish_reason == "length"``) is never read as complete: the model is
+asked once for a shorter reply, then :class:`~kg.errors.LLMTruncatedError` is raised so the caller can split
+its input. An invalid reply is sent back once with the error for repair, then :class:`LLMOutputError`.
+Every task has its own output budget (:func:`~kg.llm.schemas.output_budget`), fitted into the endpoint's
+context window when it is known.
 
 Each request carries the header ``X-Strata-Task: <task>`` (ignored by real endpoints; the scripted test
 server keys json_object/text requests by it).
@@ -23,7 +28,6 @@ server keys json_object/text requests by it).
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import threading
 import weakref
@@ -36,15 +40,24 @@ from typing import Any, TypeVar
 import openai
 from pydantic import ValidationError
 
-from kg.errors import LLMOutputError
+from kg.errors import ConfigError, LLMError, LLMOutputError, LLMTruncatedError
 from kg.llm.accounting import Accounting
 from kg.llm.base import LLM, Message, T_Model
 from kg.llm.cache import ResponseCache, cache_key
 from kg.llm.limits import shared_limit
+from kg.llm.negotiation import ResponseFormats
 from kg.llm.retry import RetryPolicy, retry_async
-from kg.llm.structured import ResponseMode, extract_json, format_instructions, response_format_for
+from kg.llm.schemas import output_budget
+from kg.llm.structured import (
+    Parsed,
+    ResponseMode,
+    format_instructions,
+    parse_reply,
+    refuses_format,
+    response_format_for,
+)
 from kg.llm.tokens import estimate_messages_tokens
-from kg.settings import LLMSettings
+from kg.settings import LLMSettings, ResponseFormat
 
 __all__ = ["OpenAICompatibleLLM"]
 
@@ -53,6 +66,17 @@ R = TypeVar("R")
 
 _OVERRIDE_KEYS = {"model", "temperature", "max_tokens", "timeout_s", "response_format", "prompt_version", "sample"}
 _EXCERPT = 200
+# Room left for the estimate's error when a prompt and its output budget are fitted into the context.
+_CONTEXT_MARGIN = 64
+_MIN_OUTPUT_TOKENS = 48
+
+
+class _FormatRefused(Exception):
+    """The endpoint refused the request's response_format (not an openai error: never retried)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        super().__init__(f"HTTP {status}: {message[:300]}")
 
 
 @dataclass(frozen=True)
@@ -61,7 +85,7 @@ class _Params:
     temperature: float
     max_tokens: int
     timeout_s: float
-    mode: ResponseMode
+    mode: ResponseFormat
     prompt_version: int | None
     # Which of several independent samples of the same request: each is its own cache entry, so sampling
     # at temperature > 0 draws afresh per sample and a re-run replays the same draws.
@@ -122,13 +146,21 @@ class OpenAICompatibleLLM(LLM):
             self.accounting.model = settings.model
         if budget_tokens is not None:
             self.accounting.budget_tokens = budget_tokens
+        if settings.is_local:
+            raise ConfigError("STRATA_LLM_BASE_URL=local: resolve the local server first (kg.llm.make_llm does)")
         self.policy = RetryPolicy(
-            max_retries=settings.max_retries, base_backoff_s=base_backoff_s, max_backoff_s=max_backoff_s
+            max_retries=settings.max_retries, base_backoff_s=base_backoff_s, max_backoff_s=max_backoff_s,
+            retry_timeouts=settings.retry_timeouts,
         )
         self.limit = shared_limit(self.base_url, settings.max_concurrency)
         self.cache: ResponseCache | None = None
         if settings.cache and cache_dir is not None:
             self.cache = ResponseCache.named(Path(cache_dir), "llm")
+        self.formats = ResponseFormats(Path(cache_dir) / "llm" if cache_dir is not None else None)
+        if settings.response_format != "auto":
+            self.accounting.response_format = settings.response_format
+        elif (found := self.formats.known(self.base_url, settings.model)) is not None:
+            self.accounting.response_format = found
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
             weakref.WeakKeyDictionary()
         )
@@ -186,7 +218,7 @@ class OpenAICompatibleLLM(LLM):
         return _Params(
             model=overrides.get("model") or s.task_models.get(task) or s.model,
             temperature=float(overrides.get("temperature", s.temperature)),
-            max_tokens=int(overrides.get("max_tokens", s.max_tokens)),
+            max_tokens=int(overrides.get("max_tokens") or output_budget(task, s.max_tokens)),
             timeout_s=float(overrides.get("timeout_s", s.timeout_s)),
             mode=overrides.get("response_format", s.response_format),
             prompt_version=overrides.get("prompt_version"),
@@ -213,13 +245,17 @@ class OpenAICompatibleLLM(LLM):
     async def _call(
         self, task: str, messages: Sequence[Message], p: _Params, response_format: dict[str, Any] | None
     ) -> tuple[str, str | None]:
-        """One real request (with retries): returns (content, finish_reason) and records usage."""
+        """One real request (with retries): returns (content, finish_reason) and records usage.
+
+        Raises _FormatRefused when the endpoint refuses ``response_format`` (the caller steps down a form).
+        """
         client = self._client()
+        max_tokens = self._fit(task, messages, p.max_tokens)
         kwargs: dict[str, Any] = {
             "model": p.model,
             "messages": list(messages),
             "temperature": p.temperature,
-            "max_tokens": p.max_tokens,
+            "max_tokens": max_tokens,
             "timeout": p.timeout_s,
             "extra_headers": {"X-Strata-Task": task},
         }
@@ -228,10 +264,15 @@ class OpenAICompatibleLLM(LLM):
 
         async def attempt() -> Any:
             async with self.limit.acquire_async():
-                return await client.chat.completions.create(**kwargs)
+                try:
+                    return await client.chat.completions.create(**kwargs)
+                except openai.APIStatusError as exc:
+                    if response_format is not None and refuses_format(exc.status_code, str(exc)):
+                        raise _FormatRefused(exc.status_code, str(exc)) from exc
+                    raise
 
         # Held before waiting for a concurrency slot, so calls in flight count against the budget.
-        held = self.accounting.reserve(task, estimate_messages_tokens(messages), p.max_tokens)
+        held = self.accounting.reserve(task, estimate_messages_tokens(messages), max_tokens)
         try:
             response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model})")
         except BaseException:
@@ -267,6 +308,7 @@ class OpenAICompatibleLLM(LLM):
                 return hit
         text, finish = await self._call(task, messages, p, None)
         if finish == "length":
+            self.accounting.count(task, truncated=1)
             log.warning("llm output truncated", extra={"task": task, "model": p.model})
         elif self.cache is not None:
             self.cache.put(key, text)
@@ -293,23 +335,72 @@ class OpenAICompatibleLLM(LLM):
                     self.accounting.record_cache_hit(task)
                     return cached
 
-        request = list(messages)
-        if p.mode != "json_schema":
-            request = _with_instructions(request, format_instructions(schema))
-        response_format = response_format_for(p.mode, task, schema)
-
-        text, finish = await self._call(task, request, p, response_format)
-        result, error = _parse(text, finish, schema)
-        if result is None:
-            log.info("llm output invalid, repairing", extra={"task": task, "error": error[:200]})
-            repair = [*request, {"role": "assistant", "content": text}, _repair_message(error)]
-            text, finish = await self._call(task, repair, p, response_format)
-            result, error = _parse(text, finish, schema)
-            if result is None:
-                raise LLMOutputError(task, f"invalid output after one repair: {error[:300]}", text[:_EXCERPT])
+        conversation = list(messages)
+        text, finish = await self._send(task, conversation, p, schema)
+        if finish == "length":
+            self.accounting.count(task, truncated=1)
+            conversation += [{"role": "assistant", "content": text[:_EXCERPT]}, _SHORTER]
+            text, finish = await self._send(task, conversation, p, schema)
+            if finish == "length":
+                self.accounting.count(task, truncated=1, failed=1)
+                raise LLMTruncatedError(task, f"the reply stopped at its limit of {p.max_tokens} tokens twice",
+                                        text[:_EXCERPT])
+        parsed = parse_reply(text, schema)
+        if parsed.value is None:
+            log.info("llm output invalid, repairing", extra={"task": task, "error": parsed.error[:200]})
+            conversation += [{"role": "assistant", "content": text}, _repair_message(parsed.error)]
+            text, finish = await self._send(task, conversation, p, schema)
+            parsed = parse_reply(text, schema) if finish != "length" else Parsed(
+                None, f"the repaired reply stopped at its limit of {p.max_tokens} tokens")
+            if parsed.value is None:
+                self.accounting.count(task, failed=1, truncated=int(finish == "length"))
+                raise LLMOutputError(task, f"invalid output after one repair: {parsed.error[:300]}", text[:_EXCERPT])
+            self.accounting.count(task, repaired=1)
+        if parsed.dropped_items:
+            self.accounting.count(task, invalid_items=parsed.dropped_items)
+        result = parsed.value
         if self.cache is not None:
             self.cache.put(key, result.model_dump_json())
         return result
+
+    async def _send(
+        self, task: str, messages: Sequence[Message], p: _Params, schema: type[T_Model]
+    ) -> tuple[str, str | None]:
+        """One structured request in the endpoint's form, stepping down the forms it refuses (``auto``)."""
+        while True:
+            mode = self._mode(p)
+            request = list(messages)
+            if mode != "json_schema":
+                request = _with_instructions(request, format_instructions(schema))
+            try:
+                reply = await self._call(task, request, p, response_format_for(mode, task, schema))
+            except _FormatRefused as refused:
+                if p.mode != "auto":
+                    raise LLMError(
+                        f"{self.base_url} refused response_format {mode!r} ({refused}); set "
+                        "STRATA_LLM_RESPONSE_FORMAT=auto to find the form it accepts") from refused
+                following = self.formats.step_down(self.base_url, p.model, mode)
+                if following is None:
+                    raise LLMError(f"{self.base_url} refused every structured-output form: {refused}") from refused
+                continue
+            if p.mode == "auto":
+                self.formats.confirm(self.base_url, p.model, mode)
+            self.accounting.response_format = mode
+            return reply
+
+    def _mode(self, p: _Params) -> ResponseMode:
+        return self.formats.get(self.base_url, p.model) if p.mode == "auto" else p.mode
+
+    def _fit(self, task: str, messages: Sequence[Message], max_tokens: int) -> int:
+        """``max_tokens``, lowered so the prompt and the reply fit the endpoint's context window when known."""
+        window = self.settings.context_tokens
+        if window is None:
+            return max_tokens
+        room = window - estimate_messages_tokens(messages) - _CONTEXT_MARGIN
+        if room < _MIN_OUTPUT_TOKENS:
+            raise LLMOutputError(task, f"the prompt does not fit the model's context of {window} tokens "
+                                 f"(about {window - room - _CONTEXT_MARGIN} prompt tokens)", "")
+        return min(max_tokens, room)
 
     def complete_text(self, task: str, messages: Sequence[Message], **overrides: Any) -> str:
         """Blocking :meth:`acomplete_text` (works whether or not the caller's thread runs a loop)."""
@@ -330,6 +421,13 @@ def _with_instructions(messages: list[Message], instructions: str) -> list[Messa
     return [{"role": "system", "content": instructions}, *messages]
 
 
+_SHORTER: Message = {
+    "role": "user",
+    "content": ("Your reply was cut off at the length limit. Reply again with a shorter JSON object: "
+                "at most 5 items in any list, each string short."),
+}
+
+
 def _repair_message(error: str) -> Message:
     return {
         "role": "user",
@@ -340,19 +438,3 @@ def _repair_message(error: str) -> Message:
             "no code fences, and keep it short enough to be complete."
         ),
     }
-
-
-def _parse(text: str, finish: str | None, schema: type[T_Model]) -> tuple[T_Model | None, str]:
-    """(validated model, "") or (None, a short description of what is wrong)."""
-    block = extract_json(text)
-    if block is None:
-        if finish == "length":
-            return None, "the output was truncated (finish_reason=length) before the JSON object ended"
-        return None, "no JSON object found in the reply"
-    try:
-        return schema.model_validate(json.loads(block)), ""
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(str(x) for x in err['loc']) or '<root>'}: {err['msg']}" for err in exc.errors()[:5]
-        )
-        return None, f"the JSON does not match the schema: {problems}"

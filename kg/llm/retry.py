@@ -68,6 +68,9 @@ class RetryPolicy:
     base_backoff_s: float = 0.5
     max_backoff_s: float = 30.0
     max_retry_after_s: float = 300.0
+    # False for a server that serves one request at a time: a timed-out request is still being generated
+    # there, and sending it again only queues a second copy behind it.
+    retry_timeouts: bool = True
 
     def backoff(self, attempt: int) -> float:
         """Full-jitter delay before retry number ``attempt`` (1-based)."""
@@ -114,6 +117,10 @@ def _wait_or_raise(exc: openai.OpenAIError, attempt: int, policy: RetryPolicy, w
                    wrap: Callable[[str], StrataError] | None,
                    exhausted: Callable[[str], StrataError] | None) -> float:
     """How long to wait before attempt ``attempt + 1``; raises the typed error when ``exc`` is final."""
+    if isinstance(exc, openai.APITimeoutError) and not policy.retry_timeouts:
+        raise (exhausted or LLMUnavailableError)(
+            f"{what}: timed out; not sent again because the server serves one request at a time and may still "
+            "be generating it (raise STRATA_LLM_TIMEOUT for a slow server)") from exc
     if not is_retryable(exc):
         raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {exc}") from exc
     if attempt > policy.max_retries:

@@ -9,7 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from kg.errors import BudgetExceededError, ConfigError, LLMError, LLMOutputError, LLMUnavailableError
+from kg.errors import (
+    BudgetExceededError,
+    ConfigError,
+    LLMError,
+    LLMOutputError,
+    LLMTruncatedError,
+    LLMUnavailableError,
+)
 from kg.graph.store import GraphStore
 from kg.llm import AtomicQuestions, CitedAnswer, OfflineLLM, estimate_messages_tokens, make_llm
 from kg.llm.openai_llm import OpenAICompatibleLLM
@@ -58,7 +65,7 @@ def test_json_object_and_text_modes_extract(
         assert req.body["response_format"] == {"type": "json_object"}
     else:
         assert "response_format" not in req.body
-    assert "JSON schema" in req.body["messages"][0]["content"]
+    assert 'Use exactly these field names, in this shape:\n{"answer": "..."' in req.body["messages"][0]["content"]
 
 
 def test_complete_text(server: ScriptedLLMServer, make_client: Client) -> None:
@@ -145,10 +152,25 @@ def test_output_error_after_failed_repair(server: ScriptedLLMServer, make_client
     assert len(server.chat_requests()) == 2
 
 
-def test_truncated_output_is_repaired(server: ScriptedLLMServer, make_client: Client) -> None:
-    server.script("atomic_questions", truncated('{"questions": ["a", "b'), GOOD)
-    make_client().complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
-    assert "truncated" in server.chat_requests()[1].body["messages"][-1]["content"]
+def test_truncated_output_asks_for_less_and_is_never_read_as_complete(
+    server: ScriptedLLMServer, make_client: Client
+) -> None:
+    # The cut reply holds a complete object: it is still not taken as the answer.
+    server.script("atomic_questions", truncated('{"questions": ["a"]} and then {"questions": ["b'), GOOD)
+    llm = make_client()
+    out = llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
+    assert out == AtomicQuestions.model_validate(GOOD)
+    assert "cut off at the length limit" in server.chat_requests()[1].body["messages"][-1]["content"]
+    assert llm.accounting.to_json()["by_task"]["atomic_questions"]["truncated"] == 1
+
+
+def test_truncated_twice_is_a_typed_failure(server: ScriptedLLMServer, make_client: Client) -> None:
+    server.script("atomic_questions", truncated('{"questions": ["a", "b'))
+    llm = make_client()
+    with pytest.raises(LLMTruncatedError, match="stopped at its limit of 384 tokens twice"):
+        llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
+    counts = llm.accounting.to_json()["by_task"]["atomic_questions"]
+    assert (counts["truncated"], counts["failed"], counts["calls"]) == (2, 1, 2)
 
 
 def test_cache_rerun_makes_no_call(server: ScriptedLLMServer, make_client: Client, tmp_path: Path) -> None:
@@ -328,9 +350,9 @@ def test_accounting_matches_server_and_prices(server: ScriptedLLMServer, make_cl
     llm.complete_structured("answer", MESSAGES, CitedAnswer, model="big")
     reported = server.reported_usage()
     acc = llm.accounting.to_json()
-    assert set(acc) == {"model", "offline", "calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd",
-                        "by_task"}
-    assert acc["model"] == "test-model" and acc["offline"] is False
+    assert set(acc) == {"model", "offline", "response_format", "calls", "cache_hits", "prompt_tokens",
+                        "completion_tokens", "cost_usd", "failed", "repaired", "truncated", "invalid_items", "by_task"}
+    assert acc["model"] == "test-model" and acc["offline"] is False and acc["response_format"] == "json_schema"
     assert acc["calls"] == reported["calls"] == 3
     assert acc["prompt_tokens"] == reported["prompt_tokens"]
     assert acc["completion_tokens"] == reported["completion_tokens"]
@@ -343,10 +365,12 @@ def test_accounting_matches_server_and_prices(server: ScriptedLLMServer, make_cl
     by = acc["by_task"]
     assert by["atomic_questions"] == {"calls": 2, "cache_hits": 0, "prompt_tokens": atom_p,
                                       "completion_tokens": atom_c,
-                                      "cost_usd": pytest.approx((atom_p * 2 + atom_c * 8) / 1e6)}
+                                      "cost_usd": pytest.approx((atom_p * 2 + atom_c * 8) / 1e6),
+                                      "failed": 0, "repaired": 1, "truncated": 0, "invalid_items": 0}
     assert by["answer"]["cost_usd"] == pytest.approx((ans_p * 10 + ans_c * 30) / 1e6)
     assert acc["cost_usd"] == pytest.approx(by["answer"]["cost_usd"] + by["atomic_questions"]["cost_usd"])
-    assert set(by["answer"]) == {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"}
+    assert set(by["answer"]) == {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd", "failed",
+                                 "repaired", "truncated", "invalid_items"}
 
 
 def test_sync_api_inside_running_loop(server: ScriptedLLMServer, make_client: Client) -> None:

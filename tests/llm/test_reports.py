@@ -19,6 +19,7 @@ from tests.conftest import TestServer
 
 PRICES = {"scripted-model": [1.5, 6.0]}
 COUNTERS = {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"}
+OUTCOMES = {"failed": 0, "repaired": 0, "truncated": 0, "invalid_items": 0}
 DOC = ("# Morning Edition\n\nMorning Edition is a news program produced by NPR. It was first hosted by "
        "Bob Edwards in 1979. The program airs on weekday mornings.\n")
 
@@ -30,25 +31,26 @@ def expected_block(server: ScriptedLLMServer) -> dict[str, object]:
         if r.usage is None:
             continue
         entry = by_task.setdefault(r.task or "default", {"calls": 0, "cache_hits": 0, "prompt_tokens": 0,
-                                                         "completion_tokens": 0, "cost_usd": 0.0})
+                                                         "completion_tokens": 0, "cost_usd": 0.0, **OUTCOMES})
         entry["calls"] += 1
         entry["prompt_tokens"] += r.usage["prompt_tokens"]
         entry["completion_tokens"] += r.usage["completion_tokens"]
     for entry in by_task.values():
         entry["cost_usd"] = (entry["prompt_tokens"] * 1.5 + entry["completion_tokens"] * 6.0) / 1e6
     reported = server.reported_usage()
-    return {"model": "scripted-model", "offline": False, "cache_hits": 0, **reported,
+    return {"model": "scripted-model", "offline": False, "response_format": "json_schema", "cache_hits": 0,
+            **OUTCOMES, **reported,
             "cost_usd": sum(e["cost_usd"] for e in by_task.values()), "by_task": by_task}
 
 
 def assert_block(block: dict[str, object], expected: dict[str, object]) -> None:
-    assert set(block) == COUNTERS | {"model", "offline", "by_task"}
+    assert set(block) == COUNTERS | set(OUTCOMES) | {"model", "offline", "response_format", "by_task"}
     by_task = block.pop("by_task")
     want_by_task = expected.pop("by_task")
     assert block == pytest.approx(expected)
     assert isinstance(by_task, dict) and isinstance(want_by_task, dict) and set(by_task) == set(want_by_task)
     for task, usage in by_task.items():
-        assert set(usage) == COUNTERS and usage == pytest.approx(want_by_task[task])
+        assert set(usage) == COUNTERS | set(OUTCOMES) and usage == pytest.approx(want_by_task[task])
 
 
 @pytest.fixture
@@ -99,6 +101,6 @@ def test_offline_eval_report_has_the_llm_block(shared_data: Path, tmp_path: Path
     ], env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text("utf-8"))
-    assert report["llm"] == {"model": None, "offline": True, "calls": 0, "cache_hits": 0, "prompt_tokens": 0,
-                             "completion_tokens": 0, "cost_usd": 0.0, "by_task": {}}
+    assert report["llm"] == {"model": None, "offline": True, "response_format": None, "calls": 0, "cache_hits": 0,
+                             "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, **OUTCOMES, "by_task": {}}
     assert "llm: offline (no LLM configured): 0 calls" in result.stderr

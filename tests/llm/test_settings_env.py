@@ -21,7 +21,7 @@ def test_llm_numbers_and_prices(tmp_path: Path) -> None:
     assert (s.llm.temperature, s.llm.max_tokens, s.llm.max_retries) == (0.3, 512, 0)
     assert s.llm.prices_per_mtok == {"gpt-4o-mini": (0.15, 0.6), "big": (10.0, 30.0)}
     defaults = Settings.from_env(env(tmp_path))
-    assert (defaults.llm.temperature, defaults.llm.max_tokens, defaults.llm.max_retries) == (0.0, 2048, 5)
+    assert (defaults.llm.temperature, defaults.llm.max_tokens, defaults.llm.max_retries) == (0.0, None, 5)
     assert defaults.llm.prices_per_mtok == {}
 
 

@@ -1,0 +1,70 @@
+"""Background servers Strata starts itself (Neo4j, the local model server): liveness, ports, stopping, logs.
+
+>>> alive(os.getpid())
+True
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["alive", "cmdline", "log_tail", "port_taken", "terminate"]
+
+
+def alive(pid: int) -> bool:
+    """True while ``pid`` runs; a zombie child of ours is reaped and counts as gone."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(ChildProcessError):
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done == pid:
+            return False
+    return True
+
+
+def cmdline(pid: int) -> list[bytes] | None:
+    """The command line of ``pid`` from /proc, or None where there is no /proc (macOS) or it is gone."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+
+
+def port_taken(port: int, host: str = "127.0.0.1") -> bool:
+    """True when something accepts TCP connections on ``host:port``."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.settimeout(0.5)
+        return sock.connect_ex((host, port)) == 0
+
+
+def terminate(pid: int, timeout_s: float = 60.0) -> None:
+    """SIGTERM, then SIGKILL after ``timeout_s`` if the process is still there."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not alive(pid):
+            return
+        time.sleep(0.2)
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGKILL)
+
+
+def log_tail(paths: Sequence[Path], lines: int = 25) -> str:
+    """The last ``lines`` of each existing log file, each headed by its path."""
+    texts: list[str] = []
+    for path in paths:
+        if path.is_file():
+            content = path.read_text("utf-8", errors="replace").splitlines()[-lines:]
+            texts.append(f"--- {path}\n" + "\n".join(content))
+    return "\n".join(texts) or "(no log yet)"
