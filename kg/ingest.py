@@ -17,7 +17,15 @@ from typing import Any
 
 from kg.embeddings import Embedder
 from kg.enhanced_chunking import enhance_chunks
-from kg.errors import BudgetExceededError, LoaderError, Neo4jUnavailable, StrataError
+from kg.errors import (
+    BudgetExceededError,
+    ConfigError,
+    LLMError,
+    LLMOutputError,
+    LoaderError,
+    Neo4jUnavailable,
+    StrataError,
+)
 from kg.graph.mentions import link_title_mentions
 from kg.graph.store import GraphStore
 from kg.graph.writer import (
@@ -203,8 +211,14 @@ class Ingestor:
                 raise LoaderError(str(path), "no text could be extracted")
             outcomes = self.write(docs)
             entry.removed = self._drop_stale(str(path), {d.id for d in docs})
-        except (Neo4jUnavailable, BudgetExceededError):
+        except (Neo4jUnavailable, BudgetExceededError, ConfigError):
             raise
+        except LLMError as exc:
+            # An endpoint that is down or refuses every request fails every later file too: stop the job.
+            # A model's bad output is per chunk and never reaches here (enhanced chunking absorbs it).
+            if not isinstance(exc, LLMOutputError):
+                raise
+            entry.error = f"{path}: {exc}".splitlines()[0]
         except StrataError as exc:
             # A LoaderError already names the file; the report's error is one line either way.
             message = str(exc) if isinstance(exc, LoaderError) else f"{path}: {exc}"
