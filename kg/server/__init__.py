@@ -9,12 +9,13 @@ Java 17.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from kg.errors import ConfigError, ProvisioningError
 from kg.server.docker import DockerNeo4j, docker_available
-from kg.server.local import NEO4J_VERSION, LocalNeo4j, ServerInfo
+from kg.server.local import NEO4J_VERSION, LocalNeo4j, ServerInfo, private_dir
 from kg.settings import Settings
 
 __all__ = [
@@ -60,8 +61,12 @@ def recorded_server_kind(settings: Settings) -> ServerKind | None:
 
 def record_server_kind(settings: Settings, kind: ServerKind) -> None:
     """Pin the knowledge base to ``kind`` (``strata neo4j start`` does this on first start)."""
-    settings.local.home.mkdir(parents=True, exist_ok=True)
-    (settings.local.home / _KIND_FILE).write_text(json.dumps({"kind": kind}), "utf-8")
+    private_dir(settings.local.home)
+    path = settings.local.home / _KIND_FILE
+    path.unlink(missing_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps({"kind": kind}))
 
 
 def ensure_endpoint(settings: Settings) -> Endpoint:

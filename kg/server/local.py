@@ -5,6 +5,11 @@ Maven resolves the runtime jars from Maven Central into a cache reused across ru
 password before the first start, and runs ``org.neo4j.server.CommunityEntryPoint`` on Java 17 in the
 background with a pid file. Data lives in ``<home>/data`` and survives stop and start.
 
+Private by default: ``<home>`` and its folders are made 0700 (and made so again at every start, for a home
+an earlier version created open), the server and the admin tool run with umask 077 so every file they
+create is 0600, and the initial password reaches the admin tool through a 0600 argument file
+(``@file``), never on a command line another user could read in ``ps``.
+
 Example::
 
     server = LocalNeo4j(settings.local)
@@ -22,6 +27,7 @@ import secrets
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import tempfile
 import time
@@ -32,12 +38,13 @@ from pathlib import Path
 from kg.errors import MissingToolError, PortInUseError, ProvisioningError, StartTimeoutError
 from kg.settings import LocalServerSettings
 
-__all__ = ["NEO4J_VERSION", "LocalNeo4j", "ServerInfo"]
+__all__ = ["NEO4J_VERSION", "PRIVATE_UMASK", "LocalNeo4j", "ServerInfo", "private_dir"]
 
 log = logging.getLogger(__name__)
 
 NEO4J_VERSION = "5.26.30"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+PRIVATE_UMASK = 0o077  # files the server creates: 0600; folders: 0700
 # The JVM flags of the default 5.26 neo4j.conf; the --add-opens are required on Java 17.
 JVM_FLAGS = (
     "-XX:+UseG1GC",
@@ -164,13 +171,19 @@ class LocalNeo4j:
             )
         return java
 
+    def make_private(self) -> None:
+        """``<home>`` and the server's folders as folders only this user can enter (0700)."""
+        for folder in (self.home, self.conf_dir, self.logs_dir, self.data_dir, self.home / "plugins",
+                       self.home / "import", self.home / "run"):
+            private_dir(folder)
+
     def password(self) -> str:
         """The configured password, else the one generated for this server (kept in a 0600 file)."""
         if self.settings.password is not None and self.settings.password.get_secret_value():
             return self.settings.password.get_secret_value()
         if self.password_file.is_file():
             return self.password_file.read_text("utf-8").strip()
-        self.home.mkdir(parents=True, exist_ok=True)
+        private_dir(self.home)
         value = secrets.token_hex(16)  # hex: never starts with "-", which the admin tool reads as an option
         fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
@@ -208,11 +221,10 @@ class LocalNeo4j:
         )
 
     def write_conf(self) -> Path:
-        for folder in (self.conf_dir, self.logs_dir, self.data_dir, self.home / "plugins",
-                       self.home / "import", self.home / "run"):
-            folder.mkdir(parents=True, exist_ok=True)
+        self.make_private()
         conf = self.conf_dir / "neo4j.conf"
         conf.write_text(self.conf_text(), "utf-8")
+        conf.chmod(0o600)
         return conf
 
     def _env(self) -> dict[str, str]:
@@ -221,11 +233,21 @@ class LocalNeo4j:
     def _set_initial_password(self, java: str) -> None:
         if (self.data_dir / "dbms" / "auth.ini").exists() or (self.data_dir / "databases").exists():
             return
-        proc = subprocess.run(
-            [java, "-cp", f"{self.lib_dir}/*", "org.neo4j.cli.AdminTool",
-             "dbms", "set-initial-password", self.password()],
-            env=self._env(), capture_output=True, text=True, check=False,
-        )
+        # The password goes through an argument file (picocli's @file) that only this user can read, and is
+        # removed at once: a command line is world-readable in /proc while the tool runs.
+        arg_file = self.home / "run" / "initial-password.args"
+        arg_file.unlink(missing_ok=True)
+        fd = os.open(arg_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(self.password() + "\n")
+        try:
+            proc = subprocess.run(
+                [java, "-cp", f"{self.lib_dir}/*", "org.neo4j.cli.AdminTool",
+                 "dbms", "set-initial-password", f"@{arg_file}"],
+                env=self._env(), capture_output=True, text=True, check=False, umask=PRIVATE_UMASK,
+            )
+        finally:
+            arg_file.unlink(missing_ok=True)
         if proc.returncode != 0:
             raise ProvisioningError(f"setting the initial password failed: {proc.stderr.strip()[-500:]}")
 
@@ -266,10 +288,11 @@ class LocalNeo4j:
             "-cp", f"{self.home / 'plugins'}/*:{self.conf_dir}/*:{self.lib_dir}/*",
             ENTRY_POINT, f"--home-dir={self.home}", f"--config-dir={self.conf_dir}", "--console-mode",
         ]
-        with self.console_log.open("ab") as out:
+        fd = os.open(self.console_log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "ab") as out:
             proc = subprocess.Popen(
                 cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                env=self._env(), start_new_session=True,
+                env=self._env(), start_new_session=True, umask=PRIVATE_UMASK,
             )
         self.pid_file.write_text(str(proc.pid))
         try:
@@ -321,6 +344,17 @@ class LocalNeo4j:
                 content = path.read_text("utf-8", errors="replace").splitlines()[-lines:]
                 texts.append(f"--- {path}\n" + "\n".join(content))
         return "\n".join(texts) or f"(no log yet in {self.logs_dir})"
+
+
+def private_dir(path: Path) -> Path:
+    """``path`` as a folder only this user can enter (0700), its missing parents made 0700 too; an existing
+    folder is closed if it was open."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    if stat.S_IMODE(path.stat().st_mode) & 0o077:
+        path.chmod(0o700)
+    return path
 
 
 def _alive(pid: int) -> bool:
