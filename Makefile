@@ -3,8 +3,13 @@ PY ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+LLM_STAMP := $(VENV)/.installed-llm-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+# llama-cpp-python builds from its PyPI source once (about 5 minutes on 2 cores); pip's wheel cache keeps the
+# build. NATIVE=OFF keeps that cached wheel usable on any x86-64 CPU.
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
+	-DLLAMA_BUILD_TOOLS=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install demo test check lint types clean
+.PHONY: install install-llm demo demo-llm test check lint types clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -14,15 +19,29 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+## The local model server's runtime (the local-llm extra), for `strata llm start` and the real-model tests.
+$(LLM_STAMP): $(STAMP)
+	scripts/system-deps --llm
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=$$(nproc) $(BIN)/python -m pip install -q -e '.[dev,local-llm]'
+	rm -f $(VENV)/.installed-llm-* && touch $(LLM_STAMP)
+
+install-llm: $(LLM_STAMP)
+
 ## The demo: start Neo4j, load the sample corpus, build every layer, ask questions.
 demo: $(STAMP)
 	scripts/system-deps
 	$(BIN)/strata demo
 
-## The whole test suite against a real Neo4j (provisioned locally when none is given).
-test: $(STAMP)
+## The demo with a real local model (qwen2.5-coder-1.5b unless STRATA_LOCAL_MODEL says otherwise).
+demo-llm: $(LLM_STAMP)
+	scripts/system-deps
+	$(BIN)/strata demo --llm local
+
+## The whole test suite against a real Neo4j (provisioned locally when none is given), with the real-model
+## tier against a local qwen2.5-coder-0.5b.
+test: $(LLM_STAMP)
 	scripts/system-deps --test
-	$(BIN)/python -m pytest
+	STRATA_REQUIRE_REAL_LLM=1 $(BIN)/python -m pytest
 
 ## Lint and type checks, as CI runs them.
 check: lint types

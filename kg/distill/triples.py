@@ -11,6 +11,7 @@ across documents, stay as long as some chunk mentions them (docs/schema.md: why 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import cached_property
 
@@ -43,18 +44,25 @@ class TriplesLayer(Layer):
         outcome = call_many(self.ctx, "triples", Triples, [{"chunk": c.text} for c in chunks])
         built.absorb(outcome)
         out: list[tuple[ChunkRecord, ChunkExtraction]] = []
+        ungrounded = 0
         for i, chunk in enumerate(chunks):
             if i in outcome.errors:
                 built.fail(self.name, [chunk.id], outcome.errors[i])
                 continue
             extraction = ChunkExtraction()
+            text = chunk.text.casefold()
             for t in outcome.results[i].triples:
                 if not (t.head.strip() and t.tail.strip() and t.relation.strip()):
+                    continue
+                if not (_grounded(t.head, text) and _grounded(t.tail, text)):
+                    ungrounded += 1  # a small model names things the chunk never mentions
                     continue
                 extraction.triples.append(ExtractedTriple(t.head.strip(), t.head_type, t.relation.strip(),
                                                           t.tail.strip(), t.tail_type))
                 extraction.entities += [(t.head.strip(), t.head_type), (t.tail.strip(), t.tail_type)]
             out.append((chunk, extraction))
+        if ungrounded:
+            self.ctx.llm.accounting.count("triples", invalid_items=ungrounded)
         return out
 
     def build(self, chunks: Sequence[ChunkRecord]) -> Built:
@@ -99,3 +107,22 @@ class TriplesLayer(Layer):
         built.counts = {"Entity": len(new), "Entity reused": len(resolution.entities) - len(new),
                         "Fact": len(facts), "MENTIONS": len(mentions)}
         return built
+
+
+_WORD = re.compile(r"\w+")
+
+
+def _grounded(name: str, chunk_casefolded: str) -> bool:
+    """True when the chunk states ``name``: verbatim, or every word of it (in any order or inflection-free
+    form), so that a fact always links entities its chunk mentions.
+
+    >>> _grounded("turbine T-14", "the gearbox of turbine t-14 failed")
+    True
+    >>> _grounded("reparations", "repairs took 12 days")
+    False
+    """
+    folded = " ".join(name.casefold().split())
+    if folded in chunk_casefolded:
+        return True
+    words = _WORD.findall(folded)
+    return bool(words) and all(w in chunk_casefolded for w in words)

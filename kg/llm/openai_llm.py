@@ -274,7 +274,7 @@ class OpenAICompatibleLLM(LLM):
         # Held before waiting for a concurrency slot, so calls in flight count against the budget.
         held = self.accounting.reserve(task, estimate_messages_tokens(messages), max_tokens)
         try:
-            response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model})")
+            response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model} at {self.base_url})")
         except BaseException:
             self.accounting.release(held)
             raise
