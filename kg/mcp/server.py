@@ -16,6 +16,7 @@ Example::
 # No ``from __future__ import annotations`` here: the SDK reads the tools' annotations at registration, and they
 # use names local to create_server (the knowledge bases and limits this server was started with).
 import hmac
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -63,6 +64,7 @@ ReasoningMethod = Literal["auto", "decompose", "zero-shot-cot", "naive-r", "naiv
 """reasoning.METHODS, spelled out so the tool's schema lists them."""
 
 _T = TypeVar("_T")
+logger = logging.getLogger(__name__)
 _READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 _OUTLINES_LISTED = 500
 
@@ -217,7 +219,11 @@ def create_server(pool: KnowledgeBasePool, settings: McpSettings) -> MCPServer[N
     async def warm(_: MCPServer[None]) -> AsyncIterator[None]:
         # Connect the default knowledge base before the first request (starting its local Neo4j if needed),
         # so a broken configuration fails at once, with its message, instead of at the first tool call.
-        await anyio.to_thread.run_sync(pool.get)
+        kb = await anyio.to_thread.run_sync(pool.get)
+        if not await anyio.to_thread.run_sync(lambda: kb.documents(limit=1)):
+            name = settings.default_kb
+            logger.warning("knowledge base %r holds no documents yet: load some (strata --kb %s load PATH) or "
+                           "build the sample one (strata --kb %s demo)", name, name, name)
         yield None
 
     server = _StrataMCP(pool, settings, name="strata", title="Strata", version=_version(),

@@ -19,10 +19,10 @@ from typing import Any
 
 import anyio
 import httpx
+import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp_types import CallToolResult, TextContent
 from typer.testing import CliRunner
 
@@ -295,16 +295,17 @@ def test_stdio_transport(neo4j_server: TestServer, demo_home: Path, tmp_path: Pa
     anyio.run(main)
 
 
-def _wait_for_port(port: int, process: subprocess.Popen[bytes], deadline: float = 120.0) -> None:
+def _wait_for_port(port: int, process: subprocess.Popen[bytes], log: Path, deadline: float = 300.0) -> None:
+    """Readiness, not a timing assertion: the deadline only keeps a broken start from hanging the suite."""
     end = time.monotonic() + deadline
     while time.monotonic() < end:
         if process.poll() is not None:
-            raise AssertionError(f"strata mcp --http exited with {process.returncode}")
+            raise AssertionError(f"strata mcp --http exited with {process.returncode}:\n{log.read_text()}")
         with socket.socket() as probe:
             if probe.connect_ex(("127.0.0.1", port)) == 0:
                 return
         time.sleep(0.2)
-    raise AssertionError(f"strata mcp --http did not listen on {port}")
+    raise AssertionError(f"strata mcp --http did not listen on {port}:\n{log.read_text()}")
 
 
 @pytest.mark.slow
@@ -316,14 +317,15 @@ def test_http_transport_with_bearer_token(neo4j_server: TestServer, demo_home: P
             [sys.executable, "-m", "kg.cli", "mcp", "--http", f"127.0.0.1:{port}", "--token-env", "MCP_TOKEN"],
             env=_env(neo4j_server, tmp_path, MCP_TOKEN=TOKEN), stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
-        _wait_for_port(port, process)
+        _wait_for_port(port, process, log)
         url = f"http://127.0.0.1:{port}/mcp"
         body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
         assert httpx.post(url, json=body).status_code == 401
         assert httpx.post(url, json=body, headers={"Authorization": "Bearer wrong"}).status_code == 401
 
         async def main() -> None:
-            http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+            http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {TOKEN}"},
+                                      timeout=httpx2.Timeout(30, read=300))
             async with http, Client(streamable_http_client(url, http_client=http)) as client:
                 await check_read_tools(client)
         anyio.run(main)
