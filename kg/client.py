@@ -29,6 +29,7 @@ from kg.graph.store import GraphStore
 from kg.graph.writer import delete_documents
 from kg.ingest import Ingestor, LoadReport, Progress
 from kg.llm import LLM, make_llm
+from kg.redaction import remember, secrets_of
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.server import Endpoint, ensure_endpoint
 from kg.settings import Neo4jSettings, Settings
@@ -120,6 +121,7 @@ class Strata:
         if uri is not None:
             base = base.model_copy(update={"neo4j": Neo4jSettings(
                 uri=uri, user=user, password=SecretStr(password or ""), database=database)})
+        remember(*secrets_of(base), password)  # masked wherever an error or report might quote them
         endpoint = ensure_endpoint(base)
         store = GraphStore.connect(endpoint.uri, endpoint.user, endpoint.password, endpoint.database)
         try:

@@ -38,6 +38,7 @@ from kg.graph.writer import (
     document_id,
 )
 from kg.llm import LLM, estimate_tokens, load_prompt
+from kg.redaction import redact
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
 
@@ -222,7 +223,7 @@ class Ingestor:
         except StrataError as exc:
             # A LoaderError already names the file; the report's error is one line either way.
             message = str(exc) if isinstance(exc, LoaderError) else f"{path}: {exc}"
-            entry.error = message.splitlines()[0]
+            entry.error = redact(message.splitlines()[0])  # may quote an endpoint's reply
         else:
             entry.status = _file_status(outcomes)
             if entry.removed and entry.status == "unchanged":

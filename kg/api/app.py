@@ -43,7 +43,8 @@ from kg.api.views import (
     answer_view,
 )
 from kg.client import DocumentInfo
-from kg.errors import ConfigError, Neo4jUnavailable, ReasoningError, RetrievalError, StrataError
+from kg.errors import ConfigError, Neo4jUnavailable, QueryError, ReasoningError, RetrievalError, StrataError
+from kg.redaction import redact, remember
 
 __all__ = ["ApiSettings", "KnowledgeBases", "UnknownKnowledgeBase", "create_app"]
 
@@ -67,6 +68,14 @@ class ApiSettings(BaseModel):
     @property
     def kbs(self) -> frozenset[str]:
         return self.allowed_kbs | {self.default_kb}
+
+
+class RedactedJSONResponse(JSONResponse):
+    """Every JSON body the API sends, secrets masked: answers, load reports and errors may quote an endpoint's
+    reply (see :mod:`kg.redaction`)."""
+
+    def render(self, content: Any) -> bytes:
+        return redact(super().render(content).decode("utf-8")).encode("utf-8")
 
 
 class UnknownKnowledgeBase(StrataError):
@@ -177,8 +186,10 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
         if settings.upload_dir is None and upload_root is not None:
             shutil.rmtree(upload_root, ignore_errors=True)
 
+    if settings.token is not None:
+        remember(settings.token.get_secret_value())
     api = FastAPI(
-        title="Strata", version="0.1.0", lifespan=lifespan,
+        title="Strata", version="0.1.0", lifespan=lifespan, default_response_class=RedactedJSONResponse,
         description="Cited answers over a three-layer knowledge graph in Neo4j. "
                     "Every knowledge-base route takes `?kb=NAME` (default: the server's knowledge base).",
     )
@@ -205,13 +216,14 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
 
     @api.exception_handler(Neo4jUnavailable)
     async def _unavailable(_: Request, exc: Neo4jUnavailable) -> JSONResponse:
-        return JSONResponse(status_code=503, content={"detail": str(exc)})
+        return RedactedJSONResponse(status_code=503, content={"detail": str(exc)})
 
     @api.exception_handler(StrataError)
     async def _failed(_: Request, exc: StrataError) -> JSONResponse:
-        # Bad configuration or a bad request (an empty question, an unknown method) is the caller's to fix.
-        client_side = isinstance(exc, ConfigError | RetrievalError | ReasoningError)
-        return JSONResponse(status_code=400 if client_side else 500, content={"detail": str(exc)})
+        # Bad configuration or a bad request (an empty question, an unknown method, a question whose query
+        # Neo4j refused) is the caller's to fix.
+        client_side = isinstance(exc, ConfigError | RetrievalError | ReasoningError | QueryError)
+        return RedactedJSONResponse(status_code=400 if client_side else 500, content={"detail": str(exc)})
 
     @api.get("/health", tags=["server"])
     def health() -> dict[str, Any]:

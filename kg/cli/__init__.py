@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import sys
 
+from rich.markup import escape
+
 from kg.cli.app import app, console
 from kg.errors import ConfigError, LLMError, Neo4jError, QueryError, StrataError
+from kg.redaction import redact
 
 __all__ = ["app", "main"]
 
@@ -26,5 +29,6 @@ def main() -> None:
     try:
         app()
     except StrataError as exc:
-        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        # The message may quote an endpoint's reply: secrets are masked (and the console masks them again).
+        console.print(f"[bold red]error:[/] {escape(redact(str(exc)))}", highlight=False)
         sys.exit(next(code for kind, code in EXIT_CODES if isinstance(exc, kind)))

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 from typing import Any
 
 import typer
 from rich.console import Console
 
+from kg.redaction import redact, remember, secrets_of
 from kg.settings import Settings
 
 __all__ = [
     "app", "bench_app", "cache_app", "console", "emit_json", "eval_app", "llm_app", "neo4j_app", "settings_of",
+    "write_json",
 ]
 
 app = typer.Typer(help="Strata: a three-layer knowledge graph in Neo4j, and cited answers over it.",
@@ -29,7 +33,20 @@ eval_app = typer.Typer(help="Evaluations on public QA data, isolated from your k
 app.add_typer(eval_app, name="eval")
 cache_app = typer.Typer(help="The LLM response and embedding caches in STRATA_CACHE_DIR.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
-console = Console(stderr=True)
+
+
+class _RedactedStderr:
+    """The current ``sys.stderr`` (looked up at each write, as tests swap it), with secrets masked: what people
+    read may quote an endpoint's error text (see :mod:`kg.redaction`)."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(redact(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sys.stderr, name)
+
+
+console = Console(file=_RedactedStderr())  # type: ignore[arg-type]
 
 
 @app.callback()
@@ -39,6 +56,7 @@ def _configure(
 ) -> None:
     overrides: dict[str, Any] = {"kb": kb} if kb else {}
     ctx.obj = Settings.from_env(**overrides)
+    remember(*secrets_of(ctx.obj))
 
 
 def settings_of(ctx: typer.Context) -> Settings:
@@ -48,5 +66,14 @@ def settings_of(ctx: typer.Context) -> Settings:
 
 
 def emit_json(data: Any) -> None:
-    """Machine-readable output goes to stdout; everything for people goes to stderr."""
-    typer.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    """Machine-readable output goes to stdout; everything for people goes to stderr. Secrets an endpoint's
+    error text may carry are masked (the JSON stays valid)."""
+    typer.echo(redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
+
+
+def write_json(path: Path, data: Any) -> None:
+    """A JSON report written to ``path`` (``-``: stdout), secrets masked as by :func:`emit_json`."""
+    if str(path) == "-":
+        emit_json(data)
+        return
+    path.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)), "utf-8")

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from kg.cli.app import app, console, emit_json, eval_app, settings_of
+from kg.cli.app import app, console, emit_json, eval_app, settings_of, write_json
 from kg.client import Strata
 from kg.embeddings import make_embedder
 from kg.errors import ConfigError
@@ -91,7 +91,7 @@ def eval_qa(
         )
     data = report.model_dump(mode="json")
     json_path.parent.mkdir(parents=True, exist_ok=True)
-    json_path.write_text(json.dumps(data, indent=2), "utf-8")
+    write_json(json_path, data)
     chart = plot_report(report, json_path.with_suffix(".png"))
     console.print(report.table(), highlight=False)
     if report.llm.offline:

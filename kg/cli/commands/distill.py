@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.app import app, console, emit_json, settings_of
+from kg.cli.app import announce_local_llm, app, console, settings_of, write_json
 from kg.client import Strata
 from kg.distill import ALL_LAYERS, DistillReport, parse_layers
 from kg.llm import LLMReport
@@ -63,13 +62,12 @@ def distill_command(
     Resumable: chunks already distilled for a layer are skipped. Exit status 1 if any chunk failed.
     """
     document_ids = [d.strip() for d in docs.split(",") if d.strip()] if docs else None
+    announce_local_llm(settings_of(ctx))
     with Strata.connect(settings_of(ctx)) as kb:
         report = run_distill(kb, only, document_ids, force=force)
     data = report.to_json()
-    if json_out is not None and str(json_out) == "-":
-        emit_json(data)
-    elif json_out is not None:
-        json_out.write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+    if json_out is not None:
+        write_json(json_out, data)
     print_report(report)
     if report.failed or report.stopped:
         raise typer.Exit(1)

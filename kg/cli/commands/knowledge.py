@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict
 from pathlib import Path
 
@@ -10,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.app import app, cache_app, console, emit_json, settings_of
+from kg.cli.app import app, cache_app, console, emit_json, settings_of, write_json
 from kg.client import LAYERS, Strata
 from kg.ingest import PENDING_HINT, estimate_llm_tokens, find_files
 
@@ -108,10 +107,8 @@ def load(
     data["llm"] = usage.to_json()
     if distilled is not None:
         data["distill"] = distilled.to_json()
-    if report_path is not None and str(report_path) == "-":
-        emit_json(data)
-    elif report_path is not None:
-        report_path.write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+    if report_path is not None:
+        write_json(report_path, data)
     table = Table("file", "status", "docs", "chunks", "tables", "figures", "s", title="strata load")
     for f in report.files:
         table.add_row(Path(f.path).name, f.status, str(f.documents), str(f.chunks), str(f.tables),

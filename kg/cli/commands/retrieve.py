@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from kg.cli.app import app, bench_app, console, emit_json, eval_app, settings_of
+from kg.cli.app import app, bench_app, console, emit_json, eval_app, settings_of, write_json
 from kg.client import Strata
 from kg.embeddings import Embedder, make_embedder
 from kg.llm import LLM, make_llm
@@ -20,7 +19,7 @@ def _write(data: dict[str, object], out: Path | None) -> None:
     if out is None or str(out) == "-":
         emit_json(data)
     else:
-        out.write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+        write_json(out, data)
         console.print(f"wrote {out}", highlight=False)
 
 
