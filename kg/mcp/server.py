@@ -98,7 +98,8 @@ class KnowledgeBasePool:
         self._opener = opener
         self._kbs = settings.kbs
         self._open: dict[str, Strata] = {}
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards the two dicts
+        self._connecting: dict[str, threading.Lock] = {}  # one per name: a slow connect blocks only its own
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -111,9 +112,17 @@ class KnowledgeBasePool:
             raise UnknownKnowledgeBase(f"this server does not serve knowledge base {chosen!r}; it serves "
                                        f"{', '.join(repr(k) for k in self._kbs)} (strata mcp --kb NAME)")
         with self._lock:
-            if chosen not in self._open:
-                self._open[chosen] = self._opener(chosen)
-            return self._open[chosen]
+            if chosen in self._open:
+                return self._open[chosen]
+            connecting = self._connecting.setdefault(chosen, threading.Lock())
+        with connecting:
+            with self._lock:
+                if chosen in self._open:
+                    return self._open[chosen]
+            kb = self._opener(chosen)
+            with self._lock:
+                self._open[chosen] = kb
+            return kb
 
     def close(self) -> None:
         with self._lock:
