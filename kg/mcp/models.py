@@ -115,6 +115,8 @@ class AskResult(_Out):
     method: str = Field(description="The method that answered, e.g. 'auto:hybrid'.")
     question_class: str | None
     offline: bool = Field(description="True when no LLM is configured: the answer is extractive.")
+    supporting_sentence: str | None = Field(
+        None, description="Offline extractive answers: the evidence sentence the answer was taken from.")
     citations: list[CitationView]
     evidence: list[EvidenceView]
     trace: list[TraceSummary]

@@ -50,7 +50,10 @@ def search_text(r: SearchResult) -> str:
 
 def ask_text(r: AskResult) -> str:
     mode = " (offline: extractive, no LLM configured)" if r.offline else ""
-    lines = [f"Answer ({r.method}{', ' + r.question_class if r.question_class else ''}){mode}:", r.answer, ""]
+    lines = [f"Answer ({r.method}{', ' + r.question_class if r.question_class else ''}){mode}:", r.answer]
+    if r.supporting_sentence and r.supporting_sentence not in r.answer:
+        lines.append(f"Taken from: \"{r.supporting_sentence}\"")
+    lines.append("")
     if r.citations:
         lines.append("Citations:")
         for c in r.citations:

@@ -136,7 +136,8 @@ def answer_result(kb_name: str, answer: Answer) -> AskResult:
             quote_start=start, quote_end=end, claims=list(c.claims)))
     return AskResult(
         kb=kb_name, question=answer.question, answer=answer.answer, method=answer.method,
-        question_class=answer.question_class, offline=answer.offline, citations=citations,
+        question_class=answer.question_class, offline=answer.offline,
+        supporting_sentence=answer.supporting_sentence, citations=citations,
         evidence=[EvidenceView(chunk_id=h.chunk_id, title=h.title, page=h.page, char_start=h.char_start,
                                char_end=h.char_end, score=round(h.score, 4), snippet=_snippet(h.text))
                   for h in answer.evidence],

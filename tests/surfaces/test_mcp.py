@@ -142,6 +142,7 @@ async def check_read_tools(client: Client) -> None:
 
     answer = await call(client, "ask", question=FACTUAL)
     assert "6 months" in answer["answer"] and answer["offline"]
+    assert "every 6 months" in (answer["supporting_sentence"] or "")
     assert answer["citations"] and answer["trace"]
     for cited in answer["citations"]:
         chunk = await call(client, "get_chunk", chunk_id=cited["chunk_id"], neighbours=0)
