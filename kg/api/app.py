@@ -14,6 +14,7 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import os
 import re
@@ -21,13 +22,14 @@ import shutil
 import stat
 import tempfile
 import threading
+import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, File, HTTPException, Query, Request, UploadFile
+from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, SecretStr
@@ -238,21 +240,43 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
 
     @api.post("/documents", tags=["documents"], dependencies=guarded)
     def upload(files: list[UploadFile] = File(..., description="Documents to load (PDF, Markdown, HTML, ...)."),
+               path: list[str] | None = Form(
+                   None, description="The name each file is kept under in this knowledge base, one per file in "
+                   "order (e.g. `team-a/minutes.md`): a relative path of up to 8 parts, each at most 100 "
+                   "characters, no `.` or `..`. Default: a new name per upload (`upload-<random>/<file name>`), "
+                   "so two uploads never replace each other."),
+               replace: bool = Query(False, description="Replace documents already kept under these names. "
+                                     "Without it, a name that holds other content is refused with 409."),
                kb: KnowledgeService = Depends(service)) -> dict[str, Any]:
-        """Load uploaded files: each is written to a temporary file, loaded, then removed.
-
-        The temporary path, in a folder only this user can enter, is stable per knowledge base and file
-        name, so uploading an unchanged file again is a no-op and a changed one replaces its earlier
-        version (as with ``strata load``); the file's name stays visible in the document's source.
+        """Load uploaded files. A document's identity is the knowledge base plus its name (``path``): the
+        same name with the same content is ``unchanged``; with other content it is replaced only when
+        ``replace=true`` (409 otherwise). Files are written to a folder only this user can enter, loaded,
+        then removed; the document's source is ``<upload folder>/<kb>/<name>``.
         """
+        names = list(path or [])
+        if names and len(names) != len(files):
+            raise HTTPException(422, f"{len(names)} path values for {len(files)} files: give one per file, or none")
         with upload_lock:
             folder = upload_folder(kb.name)
-            paths = [_save(f, folder) for f in files]
+            chosen = [_upload_name(names[i] if names else None, f.filename) for i, f in enumerate(files)]
+            if len(set(chosen)) != len(chosen):
+                raise HTTPException(422, "two files of one upload have the same path")
+            paths: list[Path] = []
             try:
-                return kb.load(paths).to_json()
+                for upload_file, name in zip(files, chosen, strict=True):
+                    saved = _save(upload_file, folder, name)
+                    paths.append(saved)
+                    existing = kb.find(str(saved))
+                    if existing is not None and not replace and existing.sha256 != _sha256(saved):
+                        raise HTTPException(409, f"a document is already kept as {name!r} in knowledge base "
+                                                 f"{kb.name!r} ({existing.id}); send replace=true to replace it, "
+                                                 "or another path")
+                data = kb.load(paths).to_json()
             finally:
-                for path in paths:
-                    path.unlink(missing_ok=True)
+                for saved in paths:
+                    saved.unlink(missing_ok=True)
+        data["uploads"] = [{"path": name, "source": str(saved)} for name, saved in zip(chosen, paths, strict=True)]
+        return data
 
     @api.delete("/documents/{key:path}", tags=["documents"], dependencies=guarded)
     def delete_document(key: str, kb: KnowledgeService = Depends(service)) -> DocumentInfo:
@@ -296,11 +320,43 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
     return api
 
 
-def _save(upload: UploadFile, folder: Path) -> Path:
-    name = _UNSAFE.sub("_", Path(upload.filename or "").name).strip(" .")
-    if not name:
-        raise HTTPException(400, "an uploaded file has no usable name")
-    path = folder / name
+_MAX_PARTS = 8
+_MAX_PART_CHARS = 100
+
+
+def _upload_name(given: str | None, filename: str | None) -> str:
+    """The name an upload is kept under: the client's relative path, checked (400 if unusable), or a new
+    ``upload-<random>/<file name>`` (see the ``POST /documents`` docs)."""
+    if given is None:
+        base = _UNSAFE.sub("_", Path((filename or "").replace("\\", "/")).name).strip(" .")[:_MAX_PART_CHARS]
+        if not base:
+            raise HTTPException(400, "an uploaded file has no usable name; give it a path")
+        return f"upload-{uuid.uuid4().hex[:16]}/{base}"
+    parts = given.replace("\\", "/").strip("/").split("/")
+    if len(given) > 1000 or len(parts) > _MAX_PARTS:
+        raise HTTPException(400, f"path {given[:80]!r} is too long: at most {_MAX_PARTS} parts")
+    clean = []
+    for part in parts:
+        if part in ("", ".", "..") or len(part) > _MAX_PART_CHARS or _UNSAFE.search(part) or part != part.strip(" "):
+            raise HTTPException(400, f"path {given[:80]!r} is not a usable name: each part 1 to {_MAX_PART_CHARS} "
+                                     "letters, digits, spaces, '.', '_' or '-', and no '.' or '..' parts")
+        clean.append(part)
+    return "/".join(clean)
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(_UPLOAD_CHUNK):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _save(upload: UploadFile, folder: Path, name: str) -> Path:
+    path = folder.joinpath(*name.split("/"))
+    parent = folder
+    for part in name.split("/")[:-1]:  # each folder a real private one of ours, never a planted link
+        parent = _private_dir(parent / part)
     path.unlink(missing_ok=True)  # a leftover of an interrupted upload; unlink never follows a link
     # O_EXCL|O_NOFOLLOW: write a new file of our own, never through a link planted at that name.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)

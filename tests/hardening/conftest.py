@@ -16,3 +16,6 @@ EMBEDDER = HashingEmbedder(dimensions=64)
 def ingestor(store: GraphStore) -> Ingestor:
     ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
     return Ingestor(store, EMBEDDER, batch_size=50, chunk_tokens=60, chunk_overlap=10)
+
+
+from tests.surfaces.conftest import client_for, make_kb, service  # noqa: E402,F401  (the API over real clients)

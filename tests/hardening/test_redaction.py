@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+
 from kg.redaction import MASK, redact, redact_data
 from tests.conftest import REPO, TestServer
 from tests.surfaces.test_cli import server_env

@@ -17,9 +17,9 @@ from kg.graph.store import GraphStore
 Client = Callable[..., TestClient]
 
 
-def upload(client: TestClient, *names: str, **params: str) -> dict[str, object]:
+def upload(client: TestClient, *names: str, paths: list[str] | None = None, **params: str) -> dict[str, object]:
     files = [("files", (name, (CORPUS / name).read_bytes())) for name in names]
-    response = client.post("/documents", files=files, params=params)
+    response = client.post("/documents", files=files, params=params, data={"path": paths} if paths else None)
     assert response.status_code == 200, response.text
     return response.json()  # type: ignore[no-any-return]
 
@@ -43,9 +43,12 @@ def test_upload_list_delete(client_for: Client, store: GraphStore) -> None:
     assert set(docs) == {"Borealis Wind fleet overview", "Component failure report 2024"}
     assert docs["Component failure report 2024"]["pages"] == 2
     assert all(d["chunks"] > 0 for d in docs.values())
-    # Uploading the same file again is a no-op, as with `strata load`.
-    again = upload(client, "fleet-overview.md")
+    # Uploading the same file again under the same name is a no-op, as with `strata load`.
+    named = upload(client, "fleet-overview.md", paths=["fleet/overview.md"])
+    assert [f["status"] for f in named["files"]] == ["loaded"]  # type: ignore[index]
+    again = upload(client, "fleet-overview.md", paths=["fleet/overview.md"])
     assert [f["status"] for f in again["files"]] == ["unchanged"]  # type: ignore[index]
+    client.delete(f"/documents/{named['files'][0]['document_id']}")  # type: ignore[index]
 
     pdf_id = docs["Component failure report 2024"]["id"]
     deleted = client.delete(f"/documents/{pdf_id}")
@@ -147,7 +150,7 @@ def test_uploads_go_to_a_private_folder_and_never_through_a_link(client_for: Cli
     victim.write_text("keep me", "utf-8")
     (root / "default" / "fleet-overview.md").symlink_to(victim)  # planted where the upload will be written
 
-    report = upload(client_for(upload_dir=root), "fleet-overview.md")
+    report = upload(client_for(upload_dir=root), "fleet-overview.md", paths=["fleet-overview.md"])
     assert [f["status"] for f in report["files"]] == ["loaded"]  # type: ignore[index]
     assert victim.read_text("utf-8") == "keep me"
     assert {oct(p.stat().st_mode & 0o777) for p in (root, root / "default")} == {"0o700"}
