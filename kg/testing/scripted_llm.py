@@ -67,6 +67,7 @@ __all__ = [
     "Reply",
     "ScriptedLLMServer",
     "count_tokens",
+    "format_of",
     "main",
     "truncated",
 ]
@@ -197,7 +198,11 @@ class ScriptedLLMServer:
         host: str = "127.0.0.1",
         port: int = 0,
         embedding_dimensions: int = 64,
+        accepted_formats: frozenset[str] | None = None,
     ) -> None:
+        # The structured-output forms this endpoint accepts (None: all). A request in another form gets what
+        # llama-cpp-python answers: HTTP 500 "Input should be 'text' or 'json_object'".
+        self.accepted_formats = accepted_formats
         self.host = host
         self.port = port
         self.embedding_dimensions = embedding_dimensions
@@ -321,6 +326,16 @@ class ScriptedLLMServer:
             self._in_flight -= 1
 
 
+def format_of(body: dict[str, Any]) -> str:
+    """The structured-output form of a chat request: json_schema, json_object_schema, json_object or text."""
+    fmt = body.get("response_format")
+    if not isinstance(fmt, dict) or fmt.get("type") in (None, "text"):
+        return "text"
+    if fmt.get("type") == "json_object":
+        return "json_object_schema" if "schema" in fmt else "json_object"
+    return str(fmt.get("type"))
+
+
 def _task_of(body: dict[str, Any], headers: Mapping[str, str]) -> str:
     fmt = body.get("response_format")
     if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
@@ -413,6 +428,13 @@ class _RequestHandler(BaseHTTPRequestHandler):
         self._send_json(fault.status, {"error": error}, headers)
 
     def _chat(self, record: RecordedRequest, body: dict[str, Any], task: str) -> None:
+        accepted = self.owner.accepted_formats
+        if accepted is not None and format_of(body) not in accepted:
+            record.status = 500
+            error = {"message": f"1 validation error: response_format.type: Input should be 'text' or 'json_object' "
+                                f"(got {format_of(body)})", "type": "internal_server_error"}
+            self._send_json(500, {"error": error})
+            return
         item = self.owner._next_item(task, body)
         if item is None:
             record.status = 400
