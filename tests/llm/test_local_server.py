@@ -60,7 +60,8 @@ def test_a_model_that_does_not_load_is_reported_with_the_log_and_nothing_runs(tm
 
 
 def test_model_names_a_gguf_file_or_a_named_model(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=re.escape("name a .gguf file or one of qwen2.5-coder-1.5b, qwen2.5-coder-0.5b")):
+    named = re.escape("name a .gguf file or one of qwen2.5-coder-1.5b, qwen2.5-coder-0.5b")
+    with pytest.raises(ConfigError, match=named):
         model_file("llama-70b", cache_dir=tmp_path)
     with pytest.raises(ConfigError, match="no such file"):
         model_file(str(tmp_path / "missing.gguf"), cache_dir=tmp_path)
