@@ -14,8 +14,8 @@ from kg.redaction import redact, remember, secrets_of
 from kg.settings import Settings
 
 __all__ = [
-    "app", "bench_app", "cache_app", "console", "emit_json", "eval_app", "llm_app", "neo4j_app", "settings_of",
-    "write_json",
+    "announce_local_llm", "app", "bench_app", "cache_app", "console", "emit_json", "eval_app", "llm_app", "neo4j_app",
+    "settings_of", "write_json",
 ]
 
 app = typer.Typer(help="Strata: a three-layer knowledge graph in Neo4j, and cited answers over it.",
@@ -63,6 +63,19 @@ def settings_of(ctx: typer.Context) -> Settings:
     settings = ctx.find_root().obj
     assert isinstance(settings, Settings)
     return settings
+
+
+def announce_local_llm(settings: Settings) -> None:
+    """With ``STRATA_LLM_BASE_URL=local``, start the local model server now, saying so: its first start
+    assembles the model (a gigabyte) and would otherwise look like a hang."""
+    if settings.llm.is_local and settings.llm.local is not None:
+        from kg.llm.local import LocalLLMServer
+
+        server = LocalLLMServer(settings.llm.local)
+        if server.running() is None:
+            info = server.start(progress=lambda msg: console.print(msg, highlight=False))
+            console.print(f"Local LLM {info.alias} at {info.base_url} ({info.runtime}); `strata llm stop` stops it.",
+                          highlight=False)
 
 
 def emit_json(data: Any) -> None:

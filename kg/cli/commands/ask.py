@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from kg.cli.app import app, console, emit_json, eval_app, settings_of, write_json
+from kg.cli.app import announce_local_llm, app, console, emit_json, eval_app, settings_of, write_json
 from kg.client import Strata
 from kg.embeddings import make_embedder
 from kg.errors import ConfigError
@@ -52,6 +52,7 @@ def ask(
     json_out: bool = typer.Option(False, "--json", help="Print the answer, citations and trace as JSON."),
 ) -> None:
     """Answer a question from the knowledge base, with citations (title, page, character span)."""
+    announce_local_llm(settings_of(ctx))
     with Strata.connect(settings_of(ctx)) as kb:
         out = kb.ask(question, method=method)
         usage = kb.llm.accounting.report()

@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from kg.cli.app import app, cache_app, console, emit_json, settings_of, write_json
+from kg.cli.app import announce_local_llm, app, cache_app, console, emit_json, settings_of, write_json
 from kg.client import LAYERS, Strata
 from kg.ingest import PENDING_HINT, estimate_llm_tokens, find_files
 
@@ -27,8 +27,17 @@ def init(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) -> 
 
 @app.command("config")
 def config(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Show the effective configuration (secrets hidden)."""
-    data = settings_of(ctx).redacted()
+    """Show the effective configuration (secrets hidden), the local model server and the structured-output
+    forms found per endpoint and model."""
+    from kg.llm.local import LocalLLMServer
+    from kg.llm.negotiation import ResponseFormats
+
+    settings = settings_of(ctx)
+    data = settings.redacted()
+    if settings.llm.local is not None:
+        running = LocalLLMServer(settings.llm.local).running()
+        data["local_llm_server"] = running.to_json() if running is not None else None
+    data["llm_response_formats"] = ResponseFormats(settings.cache_dir / "llm").all()
     if json_out:
         emit_json(data)
         return
@@ -86,6 +95,7 @@ def load(
                                       password=password, tasks=("enhanced_chunk", *llm_tasks_of(chosen))))
         return
 
+    announce_local_llm(settings)
     with Strata.connect(settings, budget_tokens=budget_tokens) as kb:
         with _progress() as bar:
             task = bar.add_task("loading", total=None)

@@ -10,7 +10,7 @@ import uvicorn
 from pydantic import SecretStr
 
 from kg.api import ApiSettings, KnowledgeBases, KnowledgeService, StrataService, create_app
-from kg.cli.app import app, console, emit_json, settings_of
+from kg.cli.app import announce_local_llm, app, console, emit_json, settings_of
 from kg.client import Strata
 from kg.demo import run_demo
 from kg.errors import ConfigError
@@ -61,10 +61,22 @@ def serve(
 def demo(
     ctx: typer.Context,
     json_out: bool = typer.Option(False, "--json", help="Print the demo's results as JSON on stdout."),
+    llm: str = typer.Option(None, "--llm", metavar="ENDPOINT",
+                            help="'local' (the model `strata llm start` runs, started on demand), an "
+                                 "OpenAI-compatible URL, or 'offline' (default: STRATA_LLM_BASE_URL)."),
 ) -> None:
-    """Start Neo4j if needed, load the sample corpus, build every layer and answer five questions with citations."""
+    """Start Neo4j if needed, load the sample corpus, build every layer and answer five questions with citations.
+
+    With ``--llm`` and no ``--kb``, the demo builds a knowledge base of its own (``demo-llm``): an LLM's
+    chunks and atoms are not mixed with those an offline run built.
+    """
     started = time.perf_counter()
     settings = settings_of(ctx)
+    if llm is not None:
+        chosen_kb = settings.kb if ctx.find_root().params.get("kb") or llm == "offline" else "demo-llm"
+        environ = {**os.environ, "STRATA_LLM_BASE_URL": "" if llm == "offline" else llm}
+        settings = Settings.from_env(environ, kb=chosen_kb)
+    announce_local_llm(settings)
     if settings.neo4j is None and not local_server(settings).jars_installed():
         console.print(f"Downloading Neo4j {NEO4J_VERSION} jars from Maven Central (once)...")
     with Strata.connect(settings) as kb:
