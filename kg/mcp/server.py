@@ -47,6 +47,7 @@ from kg.mcp.models import (
     SearchFilters,
     SearchResult,
 )
+from kg.redaction import redact
 
 __all__ = [
     "READ_TOOLS", "WRITE_TOOLS", "BearerAuth", "KnowledgeBasePool", "McpSettings", "UnknownKnowledgeBase",
@@ -145,11 +146,12 @@ def _result(model: BaseModel, text: str) -> CallToolResult:
 
 
 def _guard(call: Callable[[], _T]) -> _T:
-    """Run a tool's body; Strata's errors become tool errors the caller reads (other errors stay crashes)."""
+    """Run a tool's body; Strata's errors become tool errors the caller reads, secrets masked (see
+    :mod:`kg.redaction`); other errors stay crashes, whose text the SDK keeps on the server."""
     try:
         return call()
     except StrataError as exc:
-        raise ToolError(str(exc)) from exc
+        raise ToolError(redact(str(exc))) from exc  # an endpoint's error text may quote a secret
 
 
 def _validation_message(tool: str, exc: ValidationError) -> str:
@@ -319,7 +321,7 @@ def create_server(pool: KnowledgeBasePool, settings: McpSettings) -> MCPServer[N
         except (UnknownKnowledgeBase, tools.ToolInputError) as exc:
             raise ResourceNotFoundError(str(exc)) from exc
         except StrataError as exc:
-            raise ResourceError(str(exc)) from exc
+            raise ResourceError(redact(str(exc))) from exc
         return render.outline_text(result)
 
     @server.prompt(name="answer_with_citations", title="Answer with citations from Strata",

@@ -15,6 +15,7 @@ from kg.cli.app import app, console, emit_json, settings_of
 from kg.client import Strata
 from kg.errors import ConfigError, StrataError
 from kg.mcp import READ_TOOLS, WRITE_TOOLS, KnowledgeBasePool, McpSettings, create_server, http_app
+from kg.redaction import remember
 from kg.settings import Settings
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -85,6 +86,7 @@ def mcp(
         if not value:
             raise ConfigError(f"--token-env {token_env}: that environment variable is not set or empty")
         token = SecretStr(value)
+        remember(value)  # masked wherever Strata's output could quote it
     roots = []
     for root in load_root:
         resolved = root.expanduser().resolve()
