@@ -27,15 +27,15 @@ $(LLM_STAMP): $(STAMP)
 
 install-llm: $(LLM_STAMP)
 
-## The demo: start Neo4j, load the sample corpus, build every layer, ask questions.
+## The demo: start Neo4j, load the sample corpus into the knowledge base `demo`, build every layer, ask questions.
 demo: $(STAMP)
 	scripts/system-deps
-	$(BIN)/strata demo
+	$(BIN)/strata --kb demo demo
 
 ## The demo with a real local model (qwen2.5-coder-1.5b unless STRATA_LOCAL_MODEL says otherwise).
 demo-llm: $(LLM_STAMP)
 	scripts/system-deps
-	$(BIN)/strata demo --llm local
+	$(BIN)/strata --kb demo-llm demo --llm local
 
 ## The whole test suite against a real Neo4j (provisioned locally when none is given), with the real-model
 ## tier against a local qwen2.5-coder-0.5b.

@@ -10,7 +10,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from kg.redaction import redact, remember, secrets_of
+from kg.redaction import redact, redact_data, remember, secrets_of
 from kg.settings import Settings
 
 __all__ = [
@@ -81,7 +81,7 @@ def announce_local_llm(settings: Settings) -> None:
 def emit_json(data: Any) -> None:
     """Machine-readable output goes to stdout; everything for people goes to stderr. Secrets an endpoint's
     error text may carry are masked (the JSON stays valid)."""
-    typer.echo(redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
+    typer.echo(_dumps(data))
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -89,4 +89,9 @@ def write_json(path: Path, data: Any) -> None:
     if str(path) == "-":
         emit_json(data)
         return
-    path.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)), "utf-8")
+    path.write_text(_dumps(data), "utf-8")
+
+
+def _dumps(data: Any) -> str:
+    # Redacting the values, not the text: a key such as "password" next to null or a number stays valid JSON.
+    return json.dumps(redact_data(data), indent=2, ensure_ascii=False, default=str)
