@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import re
 import shutil
@@ -30,6 +31,8 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, File, Form, HTTPException, Query, Request, UploadFile
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, SecretStr
@@ -53,6 +56,7 @@ __all__ = ["ApiSettings", "KnowledgeBases", "UnknownKnowledgeBase", "create_app"
 _KB_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 _UNSAFE = re.compile(r"[^\w.\- ]")
 _UPLOAD_CHUNK = 1 << 20
+MAX_SKIP = 1_000_000_000  # paging past it is refused with 422, not sent to Neo4j as an out-of-range integer
 
 
 class ApiSettings(BaseModel):
@@ -77,7 +81,11 @@ class RedactedJSONResponse(JSONResponse):
     reply (see :mod:`kg.redaction`)."""
 
     def render(self, content: Any) -> bytes:
-        return redact(super().render(content).decode("utf-8")).encode("utf-8")
+        try:
+            text = super().render(content).decode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate echoed from the request: escaped, so still valid JSON
+            text = json.dumps(content, ensure_ascii=True, separators=(",", ":"))
+        return redact(text).encode("utf-8")
 
 
 class UnknownKnowledgeBase(StrataError):
@@ -216,6 +224,10 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
 
     guarded = [Depends(authorised)]
 
+    @api.exception_handler(RequestValidationError)
+    async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        return RedactedJSONResponse(status_code=422, content={"detail": jsonable_encoder(exc.errors())})
+
     @api.exception_handler(Neo4jUnavailable)
     async def _unavailable(_: Request, exc: Neo4jUnavailable) -> JSONResponse:
         return RedactedJSONResponse(status_code=503, content={"detail": str(exc)})
@@ -234,7 +246,7 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
                 "auth": settings.token is not None}
 
     @api.get("/documents", tags=["documents"], dependencies=guarded)
-    def list_documents(kb: KnowledgeService = Depends(service), skip: int = Query(0, ge=0),
+    def list_documents(kb: KnowledgeService = Depends(service), skip: int = Query(0, ge=0, le=MAX_SKIP),
                        limit: int = Query(1000, ge=1, le=10_000)) -> list[DocumentInfo]:
         return kb.documents(skip=skip, limit=limit)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from kg.browser import browser_link, evidence_cypher
 from kg.client import LAYERS, Stats
@@ -21,14 +21,27 @@ __all__ = [
 ]
 
 
+def _valid_text(value: str) -> str:
+    """Refuse text that is not valid Unicode (a lone surrogate such as ``\\ud800``): 422, not a 500 later."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ValueError(f"the text is not valid Unicode at position {exc.start}") from None
+    return value
+
+
 class AskRequest(BaseModel):
     question: str = Field(min_length=1, max_length=4000, examples=["Which site had the most gearbox failures?"])
     method: str = Field("auto", max_length=64, description="Reasoning method; 'auto' routes by question class.")
+
+    _text = field_validator("question", "method")(_valid_text)
 
 
 class RetrieveRequest(BaseModel):
     question: str = Field(min_length=1, max_length=4000)
     k: int = Field(5, ge=1, le=100)
+
+    _text = field_validator("question")(_valid_text)
 
 
 class CitedSpan(BaseModel):

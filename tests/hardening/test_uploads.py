@@ -54,3 +54,14 @@ def test_unusable_names_get_a_json_4xx(client_for: Client) -> None:
         status, body = post(client, "# T\n\nText.\n", path=bad)
         assert 400 <= status < 500 and "detail" in body, bad
     assert titles(client) == []
+
+
+def test_invalid_unicode_and_out_of_range_paging_get_a_json_4xx(client_for: Client) -> None:
+    client = client_for()
+    for route in ("/ask", "/retrieve"):
+        response = client.post(route, content=b'{"question": "gearbox \\ud800 failure"}',
+                               headers={"Content-Type": "application/json"})
+        assert response.status_code == 422 and "detail" in response.json(), (route, response.text)
+    response = client.get("/documents", params={"skip": "99999999999999999999"})
+    assert response.status_code == 422 and "detail" in response.json()
+    assert client.get("/documents", params={"skip": "5"}).status_code == 200
