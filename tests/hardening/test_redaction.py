@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from kg.graph.store import GraphStore
 from kg.redaction import MASK, redact, redact_data
 from tests.conftest import REPO, TestServer
 from tests.surfaces.test_cli import server_env
@@ -69,7 +70,7 @@ def strata(env: dict[str, str | None], *args: str) -> subprocess.CompletedProces
 
 
 def test_echoed_secrets_never_reach_cli_output_or_reports(tmp_path: Path, neo4j_server: TestServer,
-                                                           echo_url: str) -> None:
+                                                           store: GraphStore, echo_url: str) -> None:
     env = {**server_env(neo4j_server, tmp_path / "home"), "STRATA_LLM_BASE_URL": echo_url,
            "STRATA_LLM_MODEL": "echo-model", "STRATA_LLM_API_KEY": API_KEY, "STRATA_LLM_MAX_RETRIES": "0",
            "STRATA_LLM_CACHE": "0"}
