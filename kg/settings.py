@@ -57,6 +57,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from kg.errors import ConfigError
+from kg.private import write_private
 
 __all__ = [
     "LOCAL_LLM",
@@ -94,8 +95,7 @@ def kept_ports(root: Path) -> tuple[int, int]:
         ports = json.loads(path.read_text("utf-8"))
         return int(ports["bolt"]), int(ports["http"])
     bolt, http = free_port(), free_port()
-    root.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"bolt": bolt, "http": http}), "utf-8")
+    write_private(path, json.dumps({"bolt": bolt, "http": http}))
     return bolt, http
 
 

@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kg.private import private_file
+
 __all__ = ["CACHES", "ResponseCache", "cache_key", "clear_caches"]
 
 # Every persistent cache under the cache folder: name -> (file, table). The clients open theirs from here,
@@ -44,8 +46,7 @@ class ResponseCache:
     def __init__(self, path: Path, *, table: str = "responses") -> None:
         if not table.isidentifier():
             raise ValueError(f"invalid table name {table!r}")
-        self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = private_file(Path(path))  # prompts and replies quote the documents
         self._table = table
         self._local = threading.local()
         conn = self._conn()

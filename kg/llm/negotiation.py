@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import threading
 from pathlib import Path
 
 from kg.llm.structured import LADDER, ResponseMode
+from kg.private import write_private
 
 __all__ = ["ResponseFormats"]
 
@@ -87,9 +87,5 @@ class ResponseFormats:
             return dict(self._found)
 
     def _write(self) -> None:
-        if self.path is None:
-            return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(self._found, indent=2, sort_keys=True), "utf-8")
-        tmp.replace(self.path)
+        if self.path is not None:
+            write_private(self.path, json.dumps(self._found, indent=2, sort_keys=True))

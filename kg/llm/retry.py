@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 _RETRY_STATUSES = {408, 409, 429}
+_ERROR_EXCERPT = 300
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
@@ -122,7 +123,8 @@ def _wait_or_raise(exc: openai.OpenAIError, attempt: int, policy: RetryPolicy, w
             f"{what}: timed out; not sent again because the server serves one request at a time and may still "
             "be generating it (raise STRATA_LLM_TIMEOUT for a slow server)") from exc
     if not is_retryable(exc):
-        raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {exc}") from exc
+        # An endpoint's error body can be long, or echo the request: keep what explains the failure.
+        raise (wrap or LLMError)(f"{what}: {_describe(exc)}: {str(exc)[:_ERROR_EXCERPT]}") from exc
     if attempt > policy.max_retries:
         raise _give_up(what, attempt, exc, exhausted) from exc
     wait = policy.delay(attempt, exc)

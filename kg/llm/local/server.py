@@ -33,6 +33,7 @@ from typing import Literal
 
 from kg.errors import LLMProvisioningError
 from kg.llm.local.models import model_alias, model_file
+from kg.private import PRIVATE_UMASK, private_file, write_private
 from kg.processes import alive, cmdline, log_tail, port_taken, terminate
 from kg.settings import LocalLLMSettings, free_port
 
@@ -104,9 +105,8 @@ class LocalLLMServer:
         path = self.home / "port"
         if path.is_file():
             return int(path.read_text("utf-8").strip())
-        self.home.mkdir(parents=True, exist_ok=True)
         port = free_port()
-        path.write_text(f"{port}\n", "utf-8")
+        write_private(path, f"{port}\n")
         return port
 
     # -- inspection ----------------------------------------------------------------------------------------
@@ -167,16 +167,16 @@ class LocalLLMServer:
         else:
             args = ["--model", str(path), "--alias", alias, "--host", "127.0.0.1", "--port", str(port),
                     "--threads", str(s.threads), "--ctx-size", str(s.context_tokens), "--parallel", "1"]
-        self.log_file.parent.mkdir(parents=True, exist_ok=True)
         say(f"starting {kind} on 127.0.0.1:{port} with {alias} ({s.threads} threads, context {s.context_tokens})")
-        with self.log_file.open("ab") as out:
+        # The log quotes prompts, so documents: private, like everything the server writes.
+        with private_file(self.log_file).open("ab") as out:
             proc = subprocess.Popen([*launcher, *args], stdout=out, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL, start_new_session=True)
+                                    stdin=subprocess.DEVNULL, start_new_session=True, umask=PRIVATE_UMASK)
         info = LocalLLMInfo(base_url=f"http://127.0.0.1:{port}/v1", alias=alias, model=s.model,
                             model_file=str(path), port=port, threads=s.threads, context_tokens=s.context_tokens,
                             runtime=kind, pid=proc.pid, started=True)
-        self.pid_file.write_text(f"{proc.pid}\n", "utf-8")
-        self.info_file.write_text(json.dumps(info.to_json(), indent=2), "utf-8")
+        write_private(self.pid_file, f"{proc.pid}\n")
+        write_private(self.info_file, json.dumps(info.to_json(), indent=2))
         try:
             self._wait_ready(proc.pid, port, alias)
         except BaseException:
