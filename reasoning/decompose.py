@@ -56,9 +56,13 @@ def decompose(run: Run) -> Answer:
                             context=render_evidence(context), max_proposals=s.max_proposals)
         step.proposals = list(dict.fromkeys(p.strip() for p in proposed.proposals if p.strip()))[: s.max_proposals]
         step.sufficient = proposed.sufficient
-        if proposed.sufficient:
+        if proposed.sufficient and context:
             trace.stop_reason = "sufficient"
             break
+        if not context and not step.proposals:
+            # Nothing is known yet, whatever the model claims: the question is the first atomic query
+            # (Figure 11, path b), so a small model's premature "sufficient" cannot leave the answer bare.
+            step.proposals = [run.question]
         if not step.proposals:
             trace.stop_reason = "no_proposals"
             break
@@ -85,6 +89,10 @@ def decompose(run: Run) -> Answer:
         step.selected, step.selected_atom = selection.index, chosen.atom_text
         step.added_chunk_id, step.added_title = chosen.hit.chunk_id, chosen.hit.title
         context.append(chosen.hit)
+    if not context:
+        # No atom led anywhere: answer from the question's own retrieval rather than from nothing.
+        context = run.ports.hybrid.retrieve(run.question, k=s.hybrid_k)
+        trace.stop_reason = f"{trace.stop_reason}; answered from the question's retrieval"
     trace.context_chunk_ids = [h.chunk_id for h in context]
     answer = run.cited("decompose", context, stop_reason=trace.stop_reason)
     trace.usage = run.usage()

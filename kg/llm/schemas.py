@@ -83,7 +83,7 @@ class AtomSelection(_Schema):
 class CitedAnswer(_Schema):
     """An answer with ``[n]`` markers; ``citations`` lists the n used (1-based)."""
 
-    answer: str
+    answer: str = Field(min_length=1)
     citations: list[int] = Field(default_factory=list)
     reasoning: str = ""
 

@@ -24,26 +24,41 @@ def user_text(server: ScriptedLLMServer, task: str, n: int) -> str:
     return str(server.chat_requests(task)[n].body["messages"][-1]["content"])
 
 
-def test_none_selected_stops_and_answers_from_empty_context(
+def test_none_selected_stops_and_answers_from_the_questions_own_retrieval(
         graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
     server.script("question_proposals", {"proposals": [ATOMS["renee"][0]], "sufficient": False})
     server.script("atom_selection", {"index": None, "reason": "nothing helps"})
     server.script("answer", {"answer": "I cannot tell.", "citations": []})
     out = ask(graph, make_model())
     trace = out.decomposition
-    assert trace.stop_reason == "none_selected" and out.stop_reason == "none_selected"
+    assert trace.stop_reason == "none_selected; answered from the question's retrieval"
     assert len(trace.steps) == 1 and trace.steps[0].reason == "nothing helps"
     assert trace.steps[0].candidates[0].chunk_id == graph.chunks["renee"]
-    assert trace.context_chunk_ids == [] and out.evidence == [] and out.citations == []
-    assert "(none)" in user_text(server, "answer", 0)
+    # An answer from nothing is a guess: the question's own retrieval gives the answerer evidence.
+    assert trace.context_chunk_ids and [h.chunk_id for h in out.evidence] == trace.context_chunk_ids
+    assert "(none)" not in user_text(server, "answer", 0)
+
+
+def test_nothing_known_yet_makes_the_question_the_first_atomic_query(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    # A small model's premature "sufficient" (or no proposal) before any knowledge is collected.
+    server.script("question_proposals", {"proposals": [], "sufficient": True})
+    server.script("atom_selection", {"index": 0, "reason": "r"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), atom_threshold=0.0)
+    steps = out.decomposition.steps
+    assert steps[0].proposals == ["Bob Edwards hosted what show later hosted by Renee Montagne?"]
+    assert steps[0].added_chunk_id and out.decomposition.stop_reason == "sufficient" and len(steps) == 2
 
 
 def test_no_proposals_stops(graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
-    server.script("question_proposals", {"proposals": ["  "], "sufficient": False})
+    server.script("question_proposals", {"proposals": [ATOMS["renee"][0]], "sufficient": False},
+                  {"proposals": ["  "], "sufficient": False})
+    server.script("atom_selection", {"index": 0, "reason": "r"})
     server.script("answer", {"answer": "unknown", "citations": []})
     out = ask(graph, make_model())
     assert out.decomposition.stop_reason == "no_proposals"
-    assert server.chat_requests("atom_selection") == []
+    assert len(server.chat_requests("atom_selection")) == 1
 
 
 def test_no_candidates_below_threshold(graph: Graph, server: ScriptedLLMServer,
@@ -51,7 +66,7 @@ def test_no_candidates_below_threshold(graph: Graph, server: ScriptedLLMServer,
     server.script("question_proposals", {"proposals": ["zebra quantum xylophone"], "sufficient": False})
     server.script("answer", {"answer": "unknown", "citations": []})
     out = ask(graph, make_model(), atom_threshold=0.9)
-    assert out.decomposition.stop_reason == "no_candidates"
+    assert out.decomposition.stop_reason == "no_candidates; answered from the question's retrieval"
     assert out.decomposition.steps[0].candidates == []
     assert server.chat_requests("atom_selection") == []
 
