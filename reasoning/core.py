@@ -14,7 +14,7 @@ from kg.graph.store import GraphStore
 from kg.llm import LLM, CitedAnswer, LLMReport, Message, detect_language, load_prompt
 from kg.llm.prompts import PROMPTS_DIR
 from kg.retrieval.base import Hit
-from reasoning.evidence import check_citations, render_evidence
+from reasoning.evidence import check_citations, ground_citations, render_evidence
 from reasoning.extract import extract
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
@@ -109,5 +109,10 @@ class Run:
         cleaned, citations, dropped = check_citations(text, evidence, listed, allowed=allowed)
         if dropped:
             self.note("citations_dropped", markers=dropped, evidence_given=len(evidence))
+        added = ground_citations(cleaned, self.question, evidence, citations, allowed=allowed)
+        if added:
+            self.note("citations_grounded", markers=added, reason="no cited chunk states the answer's terms")
+            cleaned, citations, _ = check_citations(f"{cleaned} {''.join(f'[{n}]' for n in added)}", evidence,
+                                                    [*listed, *added], allowed=allowed)
         return Answer(question=self.question, answer=cleaned, method=method, offline=False, citations=citations,
                       evidence=list(evidence), dropped_markers=dropped, **extra)

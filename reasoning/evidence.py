@@ -23,7 +23,10 @@ from kg.retrieval.base import Hit
 from loaders import split_sentences
 from reasoning.types import Citation
 
-__all__ = ["MARKER", "MARKER_GROUP", "check_citations", "marker_numbers", "render_evidence", "strip_markers"]
+__all__ = [
+    "MARKER", "MARKER_GROUP", "check_citations", "ground_citations", "marker_numbers", "render_evidence",
+    "strip_markers",
+]
 
 MARKER = re.compile(r"\[(\d+)\]")
 """A normalised marker: one evidence number in ASCII brackets."""
@@ -101,3 +104,47 @@ def check_citations(answer: str, evidence: Sequence[Hit], listed: Sequence[int] 
         hit = evidence[marker - 1]
         citations.append(Citation(**hit.location(), marker=marker, text=hit.text, claims=claims.get(marker, [])))
     return cleaned, citations, sorted(dropped)
+
+
+_TERM = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]{4,}|[\u4e00-\u9fff]{2,}")
+
+
+def _terms(text: str) -> set[str]:
+    """Numbers (thousands separators dropped) and content words of ``text``, casefolded."""
+    out = set()
+    for token in _TERM.findall(text.casefold()):
+        out.add(re.sub(r"(?<=\d),(?=\d{3}\b)", "", token) if token[0].isdigit() else token)
+    return out
+
+
+def ground_citations(answer: str, question: str, evidence: Sequence[Hit], citations: Sequence[Citation],
+                     *, allowed: Collection[int] | None = None) -> list[int]:
+    """Evidence numbers to cite in addition, when no cited chunk states what the answer says.
+
+    The answer's own terms (numbers and content words not in the question) are looked for in the cited
+    chunks; when none of them holds any, the given chunk that holds the most is the answer's source the model
+    forgot to cite (small models cite the wrong number). Returns [] when the answer cites nothing, when a cited
+    chunk supports it, or when no given chunk shares a number or two words with it.
+
+    >>> from kg.retrieval.base import Hit
+    >>> ev = [Hit(chunk_id=c, text=t, document_id="d", title="T", char_start=0, char_end=len(t), score=1.0)
+    ...       for c, t in (("a", "Turbines are inspected twice a year."), ("b", "The repair cost EUR 84,000."))]
+    >>> cited = check_citations("It cost 84000 [1].", ev)[1]
+    >>> ground_citations("It cost 84000 [1].", "How much did the repair cost?", ev, cited)
+    [2]
+    """
+    claimed = _terms(strip_markers(answer)) - _terms(question)
+    # An answer that cites nothing says the sources do not hold it: that is never second-guessed.
+    if not claimed or not citations or any(claimed & _terms(c.text) for c in citations):
+        return []
+    numbers = [n for n in (allowed if allowed is not None else range(1, len(evidence) + 1))
+               if 1 <= n <= len(evidence)]
+
+    def support(n: int) -> tuple[int, int]:
+        found = claimed & _terms(evidence[n - 1].text)
+        return sum(t[0].isdigit() for t in found), len(found)
+
+    scored = {n: support(n) for n in numbers}
+    # One shared number, or two shared words: a single common word is no evidence of the source.
+    best = max((s for s in scored.values() if s[0] or s[1] >= 2), default=None)
+    return [min(n for n, s in scored.items() if s == best)] if best else []

@@ -14,7 +14,14 @@ from kg.retrieval.base import Hit, RetrievalFilter
 from kg.testing import ScriptedLLMServer
 from reasoning import METHODS, ReasoningSettings, answer
 from reasoning.bindings import default_ports
-from reasoning.evidence import MARKER, MARKER_GROUP, check_citations, marker_numbers, strip_markers
+from reasoning.evidence import (
+    MARKER,
+    MARKER_GROUP,
+    check_citations,
+    ground_citations,
+    marker_numbers,
+    strip_markers,
+)
 from reasoning.extract import extract, sentences_of
 from reasoning.ports import ChunkRetriever
 from tests.reasoning.conftest import EMBEDDER, Graph
@@ -195,3 +202,21 @@ def test_unknown_method_and_empty_question_are_refused(graph: Graph) -> None:
         answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=OfflineLLM(), method="magic")
     with pytest.raises(ReasoningError, match="empty"):
         answer("  ", store=graph.store, embedder=EMBEDDER, llm=OfflineLLM(), settings=ReasoningSettings())
+
+
+def _given(*texts: str) -> list[Hit]:
+    return [Hit(chunk_id=f"c{i}", text=t, document_id="d", title="T", char_start=0, char_end=len(t), score=1.0)
+            for i, t in enumerate(texts, 1)]
+
+
+def test_a_wrongly_cited_answer_gets_the_chunk_that_states_it() -> None:
+    given = _given("Every gearbox is inspected twice a year.", "The gearbox repair of T-14 cost EUR 84,000.")
+    question = "How much did the gearbox repair of turbine T-14 cost?"
+    cited = check_citations("The repair cost 84000 [1].", given)[1]
+    assert ground_citations("The repair cost 84000 [1].", question, given, cited) == [2]
+    # A cited chunk that states the answer is left alone; so is an answer that cites nothing.
+    right = check_citations("It cost EUR 84,000 [2].", given)[1]
+    assert ground_citations("It cost EUR 84,000 [2].", question, given, right) == []
+    assert ground_citations("The sources do not say.", question, given, []) == []
+    # One shared ordinary word is no evidence of where an answer came from.
+    assert ground_citations("It was inspected [2].", "When?", given, check_citations("x [2]", given)[1]) == []
