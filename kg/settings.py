@@ -31,6 +31,7 @@ STRATA_LLM_RESPONSE_FORMAT      auto (default: negotiated per endpoint and model
                                 json_object_schema | json_object | text
 STRATA_LLM_MODEL_<TASK>         per-task model override, e.g. STRATA_LLM_MODEL_ATOMIC_QUESTIONS
 STRATA_LLM_CACHE                1 (default) or 0 to disable the response cache
+STRATA_LLM_SEED                 sampling seed sent with every request (default: none)
 STRATA_LLM_PRICES               JSON price table, USD per million tokens: {"model": [input, output]}
 STRATA_LOCAL_MODEL              the local server's model: qwen2.5-coder-1.5b (default), qwen2.5-coder-0.5b,
                                 or a path to a .gguf file
@@ -229,7 +230,8 @@ class LLMSettings(_Frozen):
     ``max_tokens`` caps every task's own output budget (None: the task's budget alone);
     ``context_tokens`` is the endpoint's context window when known (prompt plus output must fit);
     ``retry_timeouts=False`` fails a timed-out request instead of sending it again: a server that serves one
-    request at a time is still generating the first one.
+    request at a time is still generating the first one. ``seed`` makes sampling repeatable where the
+    endpoint supports it (OpenAI, vLLM, Ollama, llama.cpp).
     """
 
     base_url: str | None = None
@@ -243,6 +245,7 @@ class LLMSettings(_Frozen):
     response_format: ResponseFormat = "auto"
     context_tokens: int | None = None
     retry_timeouts: bool = True
+    seed: int | None = None
     task_models: dict[str, str] = Field(default_factory=dict)
     cache: bool = True
     prices_per_mtok: dict[str, tuple[float, float]] = Field(default_factory=dict)
@@ -336,6 +339,7 @@ class Settings(_Frozen):
                 max_concurrency=_number(env, "STRATA_LLM_MAX_CONCURRENCY", 1 if is_local else 4, int, low=1),
                 response_format=env.get("STRATA_LLM_RESPONSE_FORMAT") or "auto",  # type: ignore[arg-type]
                 retry_timeouts=not is_local,
+                seed=_number(env, "STRATA_LLM_SEED", -1, int, low=0) if env.get("STRATA_LLM_SEED") else None,
                 task_models={k[len(prefix):].lower(): v for k, v in env.items() if k.startswith(prefix)},
                 cache=env.get("STRATA_LLM_CACHE", "1") != "0",
                 prices_per_mtok=_prices(env),

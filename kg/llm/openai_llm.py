@@ -261,6 +261,8 @@ class OpenAICompatibleLLM(LLM):
         }
         if response_format is not None:
             kwargs["response_format"] = response_format
+        if self.settings.seed is not None:
+            kwargs["seed"] = self.settings.seed
 
         async def attempt() -> Any:
             async with self.limit.acquire_async():

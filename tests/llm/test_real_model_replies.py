@@ -136,3 +136,10 @@ def test_a_timed_out_request_is_not_sent_again_to_a_one_request_server(server: S
     # An endpoint that serves many requests gets the retry.
     server.script("atomic_questions", Fault.timeout(2.0), GOOD)
     assert make_client(timeout_s=0.5).complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
+
+
+def test_a_seed_is_sent_when_set(server: ScriptedLLMServer, make_client: Client) -> None:
+    server.script("atomic_questions", GOOD)
+    make_client(seed=3).complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
+    make_client(cache=False).complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
+    assert [r.body.get("seed") for r in server.chat_requests()] == [3, None]

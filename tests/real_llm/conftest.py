@@ -49,4 +49,4 @@ def local_llm(local_llm_settings: LocalLLMSettings) -> Iterator[LocalLLMInfo]:
 def real_llm_settings(local_llm: LocalLLMInfo) -> LLMSettings:
     """What ``STRATA_LLM_BASE_URL=local`` resolves to, as the CLI would build it."""
     return LLMSettings(base_url=local_llm.base_url, model=local_llm.alias, context_tokens=local_llm.context_tokens,
-                       timeout_s=600.0, max_concurrency=1, retry_timeouts=False, max_retries=2)
+                       timeout_s=600.0, max_concurrency=1, retry_timeouts=False, max_retries=2, seed=7)
