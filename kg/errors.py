@@ -9,6 +9,8 @@ catch one family::
     │   ├── Neo4jUnavailable         no server answers at the configured address
     │   ├── QueryError               the server answers but refused one query (a statement or procedure
     │   │                            error, e.g. Lucene's TooManyClauses): not an outage, so not exit 4
+    │   ├── ConflictError            a write met a unique key another transaction wrote first (a concurrent
+    │   │                            load of the same files, or a commit confirmed only after a retry)
     │   ├── ProvisioningError        the local server cannot be installed or started
     │   │   ├── MissingToolError     java or mvn is not installed
     │   │   ├── PortInUseError       a port Strata needs is taken
@@ -53,6 +55,14 @@ class QueryError(Neo4jError):
 
     The server is fine: the input that reached the query is what failed, so callers report it against that
     input (one file, one question) and the CLI exits 6, never 4 ("Neo4j unavailable").
+    """
+
+
+class ConflictError(Neo4jError):
+    """A write met a uniqueness constraint another transaction had already satisfied
+    (``Neo.ClientError.Schema.ConstraintValidationFailed``): another run wrote the same document at the same
+    time, or this run's own commit went through although its confirmation was lost (a restart) and was retried.
+    The writer settles it by reading what is now stored; it is never reported raw.
     """
 
 

@@ -4,7 +4,9 @@ Every knowledge-base route takes ``?kb=NAME``; without it the server's default k
 A server only opens the knowledge bases it was started with (``--kb`` and ``--allow-kb``), so a request
 cannot make it provision new ones. Request bodies are limited in size (413 with the limit in the
 message) and, when a token is configured, every route except ``/health``, the page and the OpenAPI docs
-needs ``Authorization: Bearer <token>`` (401 otherwise).
+needs ``Authorization: Bearer <token>``: 401 otherwise, sent before a byte of the body is read. While
+Neo4j is down a request answers 503 within ``ApiSettings.neo4j_wait_s`` (not the minute a batch load waits
+for a restarting server), and ``/health`` says so.
 
 Example::
 
@@ -49,6 +51,7 @@ from kg.api.views import (
 )
 from kg.client import DocumentInfo
 from kg.errors import ConfigError, Neo4jUnavailable, QueryError, ReasoningError, RetrievalError, StrataError
+from kg.graph.store import retry_budget
 from kg.redaction import redact, remember
 
 __all__ = ["ApiSettings", "KnowledgeBases", "UnknownKnowledgeBase", "create_app"]
@@ -70,6 +73,8 @@ class ApiSettings(BaseModel):
     max_upload_bytes: int = 50 * 1024 * 1024
     max_body_bytes: int = 64 * 1024
     upload_dir: Path | None = None  # default: a private temporary folder per app (strata serve: <home>/uploads)
+    # How long one request waits through Neo4j faults (a restart, a leader switch) before answering 503.
+    neo4j_wait_s: float = 5.0
 
     @property
     def kbs(self) -> frozenset[str]:
@@ -109,11 +114,50 @@ class KnowledgeBases:
                 self._open[name] = self._factory(name)
             return self._open[name]
 
+    def opened(self) -> list[str]:
+        with self._lock:
+            return list(self._open)
+
     def close(self) -> None:
         with self._lock:
             for service in self._open.values():
                 service.close()
             self._open.clear()
+
+
+# Routes that need no token: liveness, the page and its assets, the OpenAPI document and its viewers.
+_PUBLIC = frozenset({"/health", "/", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json"})
+
+
+def _is_public(path: str) -> bool:
+    return path in _PUBLIC or path.startswith("/static/")
+
+
+class RequestGuard:
+    """ASGI middleware in front of everything: checks the bearer token from the headers alone, so an
+    unauthenticated request gets its 401 before any of its body is read (a 1 GB upload costs nothing), and
+    runs the request under :func:`kg.graph.store.retry_budget`, so it fails fast with 503 while Neo4j is down.
+    """
+
+    def __init__(self, app: ASGIApp, *, token: SecretStr | None, wait_s: float) -> None:
+        self.app = app
+        self.expected = token.get_secret_value().encode() if token is not None else None
+        self.wait_s = wait_s
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.expected is not None and not _is_public(scope.get("path", "")):
+            header = dict(scope["headers"]).get(b"authorization", b"")
+            scheme, _, given = header.partition(b" ")
+            if scheme.lower() != b"bearer" or not hmac.compare_digest(given.strip(), self.expected):
+                response = JSONResponse(status_code=401, content={"detail": "missing or wrong bearer token"},
+                                        headers={"WWW-Authenticate": "Bearer", "Connection": "close"})
+                await response(scope, _no_receive, send)
+                return
+        with retry_budget(self.wait_s):
+            await self.app(scope, receive, send)
 
 
 class _BodyTooLarge(Exception):
@@ -239,11 +283,25 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
         client_side = isinstance(exc, ConfigError | RetrievalError | ReasoningError | QueryError)
         return RedactedJSONResponse(status_code=400 if client_side else 500, content={"detail": str(exc)})
 
-    @api.get("/health", tags=["server"])
-    def health() -> dict[str, Any]:
-        """Liveness: the server runs; lists the knowledge bases it serves. Needs no token."""
-        return {"status": "ok", "default_kb": settings.default_kb, "kbs": sorted(settings.kbs),
-                "auth": settings.token is not None}
+    @api.get("/health", tags=["server"], responses={503: {"description": "Neo4j does not answer"}})
+    def health() -> JSONResponse:
+        """Whether the server and its Neo4j answer: ``neo4j`` gives, per knowledge base open (the default one is
+        opened), ``ok`` or ``unavailable: <why>``. 200 when all answer, else 503 with ``status: unavailable``.
+        Needs no token."""
+        states: dict[str, str] = {}
+        names = {settings.default_kb, *kbs.opened()}
+        for name in sorted(names):
+            try:
+                kbs.get(name, settings.kbs).ping()
+                states[name] = "ok"
+            except (Neo4jUnavailable, QueryError) as exc:
+                states[name] = f"unavailable: {exc}".splitlines()[0]
+            except StrataError as exc:  # the default knowledge base cannot even be opened (bad configuration)
+                states[name] = f"unavailable: {type(exc).__name__}: {exc}".splitlines()[0]
+        healthy = all(state == "ok" for state in states.values())
+        return RedactedJSONResponse(status_code=200 if healthy else 503, content={
+            "status": "ok" if healthy else "unavailable", "neo4j": states, "default_kb": settings.default_kb,
+            "kbs": sorted(settings.kbs), "auth": settings.token is not None})
 
     @api.get("/documents", tags=["documents"], dependencies=guarded)
     def list_documents(kb: KnowledgeService = Depends(service), skip: int = Query(0, ge=0, le=MAX_SKIP),
@@ -329,6 +387,7 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
         return settings.max_upload_bytes if is_upload else settings.max_body_bytes
 
     api.add_middleware(BodyLimit, limit_of=limit_of)
+    api.add_middleware(RequestGuard, token=settings.token, wait_s=settings.neo4j_wait_s)  # outermost: runs first
     return api
 
 

@@ -58,6 +58,9 @@ class KnowledgeService(Protocol):
 
     def delete(self, key: str) -> DocumentInfo: ...
 
+    def ping(self) -> None:
+        """Return once the knowledge base's Neo4j answers; raise :class:`kg.errors.Neo4jUnavailable` if not."""
+
     def close(self) -> None: ...
 
 
@@ -103,6 +106,9 @@ class StrataService:
 
     def delete(self, key: str) -> DocumentInfo:
         return self.kb.delete(key)
+
+    def ping(self) -> None:
+        self.kb.store.read("meta/ping")
 
     def close(self) -> None:
         self.kb.close()

@@ -19,6 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import neo4j
@@ -26,12 +27,28 @@ from neo4j import GraphDatabase, NotificationDisabledClassification, RoutingCont
 from neo4j import exceptions as neo4j_exc
 
 import cypher
-from kg.errors import ConfigError, Neo4jError, Neo4jUnavailable, QueryError
+from kg.errors import ConfigError, ConflictError, Neo4jError, Neo4jUnavailable, QueryError
 
-__all__ = ["GraphStore", "Record"]
+__all__ = ["GraphStore", "Record", "retry_budget"]
 
 Record = dict[str, Any]
 T = TypeVar("T")
+_RETRY_BUDGET: ContextVar[float | None] = ContextVar("strata_retry_budget", default=None)
+
+
+@contextmanager
+def retry_budget(seconds: float) -> Iterator[None]:
+    """Within this block (this thread or task, and the threads it hands work to), reads and atomic writes are
+    retried through transient faults for at most ``seconds`` instead of the store's ``retry_s``.
+
+    The REST API runs every request in one, so a request made while Neo4j is down answers 503 within
+    seconds instead of after the 60 s a batch load may wait for a restarting server.
+    """
+    token = _RETRY_BUDGET.set(seconds)
+    try:
+        yield
+    finally:
+        _RETRY_BUDGET.reset(token)
 
 
 @contextmanager
@@ -43,6 +60,8 @@ def _wrapped(uri: str) -> Iterator[None]:
     except (neo4j_exc.ServiceUnavailable, neo4j_exc.SessionExpired, OSError) as exc:
         raise Neo4jUnavailable(f"no Neo4j answers at {uri}: {exc}") from exc
     except neo4j_exc.Neo4jError as exc:
+        if (exc.code or "") == _CONFLICT:
+            raise ConflictError(f"{exc.code}: {exc.message}") from exc
         if (exc.code or "").startswith(_QUERY_ERRORS):
             raise QueryError(f"Neo4j rejected the query: {exc.code}: {exc.message}") from exc
         raise Neo4jError(f"{exc.code}: {exc.message}") from exc
@@ -52,6 +71,7 @@ def _wrapped(uri: str) -> Iterator[None]:
 
 # Errors of one statement (its syntax, its parameters, a procedure it calls): the server itself is fine.
 _QUERY_ERRORS = ("Neo.ClientError.Statement.", "Neo.ClientError.Procedure.")
+_CONFLICT = "Neo.ClientError.Schema.ConstraintValidationFailed"
 
 
 def _ensure_database(driver: neo4j.Driver, uri: str, name: str) -> None:
@@ -158,11 +178,12 @@ class GraphStore:
         return self._retrying(attempt)
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
-        """``attempt()``, repeated with backoff for up to ``retry_s`` while it fails with a fault the driver
-        calls retryable, except running out of transaction memory: the same work would only fail again,
-        each time after sending all of it (a 100 MB document's replacement took 15 minutes to fail that way
-        under the driver's own retries, since the limit is hit at commit)."""
-        deadline = time.monotonic() + self.retry_s
+        """``attempt()``, repeated with backoff for up to ``retry_s`` (or a shorter :func:`retry_budget`) while
+        it fails with a fault the driver calls retryable, except running out of transaction memory: the same
+        work would only fail again, each time after sending all of it (a 100 MB document's replacement took 15
+        minutes to fail that way under the driver's own retries, since the limit is hit at commit)."""
+        budget = _RETRY_BUDGET.get()
+        deadline = time.monotonic() + (self.retry_s if budget is None else min(budget, self.retry_s))
         delay = 0.1
         with _wrapped(self.uri):
             while True:

@@ -28,7 +28,8 @@ def test_health_and_openapi(client_for: Client) -> None:
     client = client_for(token="s3cret")
     health = client.get("/health")
     assert health.status_code == 200
-    assert health.json() == {"status": "ok", "default_kb": "default", "kbs": ["default"], "auth": True}
+    assert health.json() == {"status": "ok", "neo4j": {"default": "ok"}, "default_kb": "default", "kbs": ["default"],
+                             "auth": True}
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/health", "/documents", "/documents/{key}", "/ask", "/retrieve", "/stats"} <= set(paths)
 
