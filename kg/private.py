@@ -14,6 +14,7 @@ and passwords, so nothing Strata creates is readable by other local users.
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 
 __all__ = ["PRIVATE_UMASK", "private_dir", "private_file", "write_private"]
@@ -22,9 +23,13 @@ PRIVATE_UMASK = 0o077
 
 
 def private_dir(path: Path) -> Path:
-    """``path`` created (with its parents) and made 0700."""
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    path.chmod(0o700)
+    """``path`` as a folder only this user can enter (0700), its missing parents made 0700 too; an existing
+    folder is closed if it was open."""
+    missing = [p for p in (path, *path.parents) if not p.exists()]
+    for folder in reversed(missing):
+        folder.mkdir(mode=0o700, exist_ok=True)
+    if stat.S_IMODE(path.stat().st_mode) & 0o077:
+        path.chmod(0o700)
     return path
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 from kg.errors import ConfigError, ProvisioningError
+from kg.private import private_dir
 from kg.server.docker import DockerNeo4j, docker_available
-from kg.server.local import NEO4J_VERSION, LocalNeo4j, ServerInfo, private_dir
+from kg.server.local import NEO4J_VERSION, LocalNeo4j, ServerInfo
 from kg.settings import Settings
 
 __all__ = [

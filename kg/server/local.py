@@ -25,9 +25,7 @@ import logging
 import os
 import secrets
 import shutil
-import signal
 import socket
-import stat
 import subprocess
 import tempfile
 import time
@@ -36,15 +34,16 @@ from importlib import resources
 from pathlib import Path
 
 from kg.errors import MissingToolError, PortInUseError, ProvisioningError, StartTimeoutError
+from kg.private import PRIVATE_UMASK, private_dir
+from kg.processes import alive, cmdline, log_tail, port_taken, terminate
 from kg.settings import LocalServerSettings
 
-__all__ = ["NEO4J_VERSION", "PRIVATE_UMASK", "LocalNeo4j", "ServerInfo", "private_dir"]
+__all__ = ["NEO4J_VERSION", "LocalNeo4j", "ServerInfo"]
 
 log = logging.getLogger(__name__)
 
 NEO4J_VERSION = "5.26.30"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
-PRIVATE_UMASK = 0o077  # files the server creates: 0600; folders: 0700
 # The JVM flags of the default 5.26 neo4j.conf; the --add-opens are required on Java 17.
 JVM_FLAGS = (
     "-XX:+UseG1GC",
@@ -275,7 +274,7 @@ class LocalNeo4j:
             return self.info(pid, started=False)
         java = self._require_java()
         for port in (self.settings.bolt_port, self.settings.http_port):
-            if _port_taken(port):
+            if port_taken(port):
                 raise PortInUseError(
                     f"port {port} on 127.0.0.1 is taken by another process: stop it, or choose other "
                     "ports with STRATA_NEO4J_BOLT_PORT / STRATA_NEO4J_HTTP_PORT"
@@ -298,7 +297,7 @@ class LocalNeo4j:
         try:
             self._wait_for_bolt(proc.pid)
         except BaseException:
-            self._terminate(proc.pid)
+            terminate(proc.pid)
             self.pid_file.unlink(missing_ok=True)
             raise
         return self.info(proc.pid, started=True)
@@ -306,9 +305,9 @@ class LocalNeo4j:
     def _wait_for_bolt(self, pid: int) -> None:
         deadline = time.monotonic() + self.settings.start_timeout_s
         while time.monotonic() < deadline:
-            if not _alive(pid):
+            if not alive(pid):
                 raise StartTimeoutError(f"Neo4j exited during start-up. Log tail:\n{self.log_tail()}")
-            if _http_ready(self.settings.http_port) and _port_taken(self.settings.bolt_port):
+            if _http_ready(self.settings.http_port) and port_taken(self.settings.bolt_port):
                 return
             time.sleep(0.25)
         raise StartTimeoutError(
@@ -321,71 +320,21 @@ class LocalNeo4j:
         pid = self.running_pid()
         if pid is None:
             return False
-        self._terminate(pid, timeout_s)
+        terminate(pid, timeout_s)
         self.pid_file.unlink(missing_ok=True)
         return True
 
-    @staticmethod
-    def _terminate(pid: int, timeout_s: float = 60.0) -> None:
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGTERM)
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if not _alive(pid):
-                return
-            time.sleep(0.2)
-        with contextlib.suppress(ProcessLookupError):
-            os.kill(pid, signal.SIGKILL)
-
     def log_tail(self, lines: int = 25) -> str:
-        texts: list[str] = []
-        for path in (self.logs_dir / "neo4j.log", self.console_log, self.logs_dir / "debug.log"):
-            if path.is_file():
-                content = path.read_text("utf-8", errors="replace").splitlines()[-lines:]
-                texts.append(f"--- {path}\n" + "\n".join(content))
-        return "\n".join(texts) or f"(no log yet in {self.logs_dir})"
-
-
-def private_dir(path: Path) -> Path:
-    """``path`` as a folder only this user can enter (0700), its missing parents made 0700 too; an existing
-    folder is closed if it was open."""
-    missing = [p for p in (path, *path.parents) if not p.exists()]
-    for folder in reversed(missing):
-        folder.mkdir(mode=0o700, exist_ok=True)
-    if stat.S_IMODE(path.stat().st_mode) & 0o077:
-        path.chmod(0o700)
-    return path
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    # A zombie child still answers kill(0): reap it if it is ours.
-    with contextlib.suppress(ChildProcessError):
-        done, _ = os.waitpid(pid, os.WNOHANG)
-        if done == pid:
-            return False
-    return True
+        return log_tail([self.logs_dir / "neo4j.log", self.console_log, self.logs_dir / "debug.log"], lines)
 
 
 def _is_our_server(pid: int, home: Path) -> bool:
-    if not _alive(pid):
+    if not alive(pid):
         return False
-    try:
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
-    except OSError:
+    args = cmdline(pid)
+    if args is None:
         return True  # no /proc (macOS): trust a live pid
-    return f"--home-dir={home}".encode() in cmdline and ENTRY_POINT.encode() in cmdline
-
-
-def _port_taken(port: int) -> bool:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.settimeout(0.5)
-        return sock.connect_ex(("127.0.0.1", port)) == 0
+    return f"--home-dir={home}".encode() in args and ENTRY_POINT.encode() in args
 
 
 def _http_ready(port: int) -> bool:
