@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 import openai
 from pydantic import ValidationError
 
-from kg.errors import ConfigError, LLMError, LLMOutputError, LLMTruncatedError
+from kg.errors import ConfigError, LLMError, LLMOutputError, LLMTruncatedError, LLMUnavailableError
 from kg.llm.accounting import Accounting
 from kg.llm.base import LLM, Message, T_Model
 from kg.llm.cache import ResponseCache, cache_key
@@ -276,7 +276,8 @@ class OpenAICompatibleLLM(LLM):
         # Held before waiting for a concurrency slot, so calls in flight count against the budget.
         held = self.accounting.reserve(task, estimate_messages_tokens(messages), max_tokens)
         try:
-            response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model} at {self.base_url})")
+            response = await retry_async(attempt, self.policy, what=f"LLM task {task!r} ({p.model} at {self.base_url})",
+                                         exhausted=_unavailable)
         except BaseException:
             self.accounting.release(held)
             raise
@@ -421,6 +422,12 @@ def _with_instructions(messages: list[Message], instructions: str) -> list[Messa
         first["content"] = f"{first.get('content', '')}\n\n{instructions}"
         return [first, *messages[1:]]
     return [{"role": "system", "content": instructions}, *messages]
+
+
+def _unavailable(message: str) -> LLMUnavailableError:
+    return LLMUnavailableError(
+        f"{message}. Is the endpoint up and STRATA_LLM_BASE_URL right? (the local server: `strata llm status`; "
+        "a slow one: raise STRATA_LLM_TIMEOUT)")
 
 
 _SHORTER: Message = {
