@@ -41,6 +41,7 @@ from kg.llm import LLM, estimate_tokens, load_prompt
 from kg.redaction import redact
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
+from loaders.registry import Skipped
 
 __all__ = [
     "PENDING_HINT", "FileReport", "Ingestor", "LoadReport", "estimate_llm_tokens", "find_files", "prepare_structural",
@@ -68,6 +69,10 @@ class FileReport:
     figures: int = 0
     removed: int = 0
     seconds: float = 0.0
+    # Why a file ended as it did when its status alone does not say (skipped; loaded by another run).
+    note: str | None = None
+    # What was recovered rather than refused (an encoding guessed); the file is loaded.
+    warnings: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -85,7 +90,8 @@ class LoadReport:
         return sum(f.status == "failed" for f in self.files)
 
     def summary(self) -> dict[str, Any]:
-        counts = {s: sum(f.status == s for f in self.files) for s in ("loaded", "unchanged", "replaced", "failed")}
+        counts = {s: sum(f.status == s for f in self.files)
+                  for s in ("loaded", "unchanged", "replaced", "failed", "skipped")}
         return {**counts, "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict[str, Any]:
@@ -109,8 +115,9 @@ def _file_status(outcomes: Sequence[WriteOutcome]) -> str:
     return "unchanged"
 
 
-def find_files(paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = ()) -> list[Path]:
-    return discover(list(paths), include=list(include) or None, exclude=list(exclude))
+def find_files(paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = (),
+               skipped: Skipped | None = None) -> list[Path]:
+    return discover(list(paths), include=list(include) or None, exclude=list(exclude), skipped=skipped)
 
 
 def estimate_llm_tokens(
@@ -191,13 +198,15 @@ class Ingestor:
     ) -> LoadReport:
         started = time.perf_counter()
         report = LoadReport(chunking="enhanced (LLM)" if self.llm else "structural (offline: no LLM configured)")
-        files = find_files(paths, include, exclude)
+        skipped: Skipped = []
+        files = find_files(paths, include, exclude, skipped)
         # Absolute paths: a document's id derives from its source, whichever relative path named it.
         files = [f.resolve() for f in files]
         for n, path in enumerate(files):
             report.files.append(self.load_file(path))
             if progress is not None:
                 progress(path, n + 1, len(files))
+        report.files += [FileReport(path=str(path.absolute()), status="skipped", note=why) for path, why in skipped]
         report.seconds = time.perf_counter() - started
         if self.llm is not None:
             report.llm = self.llm.accounting.to_json()
@@ -229,6 +238,9 @@ class Ingestor:
             if entry.removed and entry.status == "unchanged":
                 entry.status = "replaced"
             entry.error = next((o.error for o in outcomes if o.error), None)
+            entry.note = next((o.note for o in outcomes if o.note), None)
+            entry.warnings = list(dict.fromkeys(
+                d.source.metadata["encoding_warning"] for d in docs if "encoding_warning" in d.source.metadata))
             entry.documents = len(outcomes)
             entry.document_id = outcomes[0].document_id if len(outcomes) == 1 else None
             written = [o for o in outcomes if o.status in ("loaded", "replaced")]

@@ -20,6 +20,11 @@ from loaders.models import Figure, Link, Section, SourceDocument, Table, TextBlo
 __all__ = ["TextBuilder", "cjk_ratio", "render_csv", "render_markdown_table", "sha256_file"]
 
 _SEPARATOR = "\n\n"
+# Memory bound of a document's blocks whatever its structure: past MANY_BLOCKS blocks, a block shorter than
+# SMALL_BLOCK characters is joined to the one before it, up to JOINED_BLOCK characters.
+MANY_BLOCKS = 5_000
+SMALL_BLOCK = 200
+JOINED_BLOCK = 2_000
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WS = re.compile(r"\s+")
 
@@ -117,6 +122,19 @@ class TextBuilder:
         text = re.sub(r"\n\s*\n", "\n", text.strip())
         if not text:
             return None
+        last = self.blocks[-1] if self.blocks else None
+        if (len(self.blocks) >= MANY_BLOCKS and len(text) < SMALL_BLOCK and last is not None
+                and last.char_end == self._length and last.section_key == self.section_key and last.page == page
+                and len(last.text) < JOINED_BLOCK):
+            # A page of countless tiny blocks (a million one-word list items) would cost ~1 KB of objects per
+            # word: past MANY_BLOCKS, a tiny block joins the one before it (a newline between them).
+            self._parts.append("\n")
+            self._parts.append(text)
+            self._length += 1 + len(text)
+            joined = TextBlock(text=f"{last.text}\n{text}", section_key=last.section_key, page=page,
+                               char_start=last.char_start, char_end=self._length)
+            self.blocks[-1] = joined
+            return joined
         start, end = self._append(text)
         block = TextBlock(text=text, section_key=self.section_key, page=page, char_start=start, char_end=end)
         self.blocks.append(block)

@@ -11,8 +11,10 @@ Rules, and why:
 * Tokens are approximated (whitespace-separated words; each CJK character counts as one) to stay
   model-independent and fast; budgets are soft guides for embedding windows, not hard limits. A "word" of
   more than :data:`MAX_WORD_CHARS` characters (a hash, a base64 blob, 3 MB of one letter) counts as one
-  token per :data:`MAX_WORD_CHARS` characters and is cut there, so no chunk holds more than
-  ``max_tokens * MAX_WORD_CHARS`` characters whatever the input.
+  token per :data:`MAX_WORD_CHARS` characters and is cut there; so does a run of whitespace that long (the
+  indentation of a list nested thousands deep). So a chunk holds at most ``max_tokens`` tokens with less
+  than ``MAX_WORD_CHARS`` characters of whitespace between two of them: at most about
+  ``2 * max_tokens * MAX_WORD_CHARS`` characters whatever the input.
 * Each table and figure becomes one chunk of its own, pointing back at it through ``ref_key``.
 
 Enhanced chunking (PIKE-RAG's recurrent splitting with forward summaries) builds on this elsewhere.
@@ -35,7 +37,7 @@ DEFAULT_OVERLAP = 32
 MAX_WORD_CHARS = 100
 
 _CJK_CHARS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(rf"[{_CJK_CHARS}]|[^\s{_CJK_CHARS}]{{1,{MAX_WORD_CHARS}}}")
+_TOKEN = re.compile(rf"[{_CJK_CHARS}]|[^\s{_CJK_CHARS}]{{1,{MAX_WORD_CHARS}}}|\s{{{MAX_WORD_CHARS}}}")
 # A sentence ends at Western punctuation followed by whitespace, at Chinese full-width stops (no space
 # follows them in Chinese), or at a line break; closing quotes/brackets stay with the sentence.
 _SENTENCE_END = re.compile(
@@ -157,7 +159,9 @@ def chunk_document(
                 tokens = count_tokens(text[span[0] : span[1]])
                 pieces = _split_long(text, span, max_tokens) if tokens > max_tokens else [span]
                 for a, b in pieces:
-                    units.append(_Unit(a, b, count_tokens(text[a:b]), block.page))
+                    # The whitespace before a unit is in the chunk that joins it to the one before: it counts.
+                    gap = count_tokens(text[units[-1].end : a]) if units else 0
+                    units.append(_Unit(a, b, gap + count_tokens(text[a:b]), block.page))
         for group in _pack(units, max_tokens, overlap):
             start, end = group[0].start, group[-1].end
             drafts.append((start, end, "text", run[0].section_key, group[0].page, text[start:end], None))

@@ -34,7 +34,7 @@ from loaders.base import Loader, require_nonempty
 from loaders.builder import TextBuilder, cjk_ratio, sha256_file
 from loaders.models import SourceDocument
 
-__all__ = ["TextLoader", "detect_encoding", "iter_decoded", "read_text"]
+__all__ = ["CERTAIN_ENCODINGS", "TextLoader", "detect_encoding", "encoding_warning", "iter_decoded", "read_text"]
 
 BLOCK_SIZE = 1 << 20
 _HEAD_SIZE = 64 * 1024
@@ -114,6 +114,21 @@ def detect_encoding(path: Path) -> str:
         f"invalid UTF-8 at byte {failure.offset} and no other encoding decodes the file cleanly",
         f"line {failure.line}",
     )
+
+
+# Encodings a file proves (a BOM, or valid UTF-8 throughout); any other was guessed from the bytes.
+CERTAIN_ENCODINGS = frozenset({"utf-8", "utf-8-sig", "utf-16", "utf-32"})
+
+
+def encoding_warning(path: Path) -> str | None:
+    """The warning a load reports for ``path`` when its encoding was guessed (steps 4 and 5 above), naming
+    the encoding; ``None`` when the file is UTF-8 or has a BOM. Raises :class:`LoaderError` like
+    :func:`detect_encoding` when there is no encoding at all."""
+    encoding = detect_encoding(path)
+    if encoding in CERTAIN_ENCODINGS:
+        return None
+    return (f"not valid UTF-8: decoded as {encoding}, the encoding guessed from its bytes; if the text reads "
+            "wrong, convert the file to UTF-8")
 
 
 def iter_decoded(path: Path, encoding: str | None = None) -> Iterator[str]:

@@ -30,14 +30,14 @@ import numpy.typing as npt
 from neo4j import RoutingControl
 
 import cypher
-from kg.errors import Neo4jError, Neo4jUnavailable
+from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
 from kg.graph.mentions import mention_keys
 from kg.graph.store import GraphStore, Transaction
 from kg.retrieval.lucene import name_query
 from loaders.models import Chunk, Sentence, SourceDocument
 
 __all__ = [
-    "GROUP_CHUNKS", "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
+    "GROUP_CHUNKS", "LOADED_BY_ANOTHER_RUN", "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
     "await_fulltext", "chunk_id", "delete_documents", "document_groups", "document_id", "naive_write", "section_id",
 ]
 
@@ -92,6 +92,11 @@ class WriteOutcome:
     tables: int = 0
     figures: int = 0
     error: str | None = None
+    note: str | None = None
+
+
+# The outcome of a document another run wrote between this run's check and its commit (see ConflictError).
+LOADED_BY_ANOTHER_RUN = "loaded by another run: it was already stored, with this content, when this run wrote it"
 
 
 @dataclass
@@ -364,7 +369,7 @@ class DocumentWriter:
         outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if known.get(d.id) == d.source.sha256}
         if planned.rows is not None:
             try:
-                outcomes.update(self._write_group(todo, planned.rows, known))
+                outcomes.update(self._write_or_settle(todo, planned.rows, known))
             except Neo4jUnavailable:
                 raise
             except Neo4jError:
@@ -372,12 +377,30 @@ class DocumentWriter:
                     raise
                 for doc in todo:  # isolate the failing document; the others still load
                     try:
-                        outcomes.update(self._write_group([doc], _GroupRows.build([doc], self.batch_size), known))
+                        outcomes.update(self._write_or_settle([doc], _GroupRows.build([doc], self.batch_size),
+                                                              known))
                     except Neo4jUnavailable:
                         raise
                     except Neo4jError as exc:
                         outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
         return [outcomes[d.id] for d in docs]
+
+    def _write_or_settle(self, docs: list[PreparedDocument], rows: _GroupRows,
+                         known: dict[str, str]) -> dict[str, WriteOutcome]:
+        """One transaction; if it met a document another transaction stored first (two loads of the same
+        files at once, or this run's own commit confirmed only after a retry), nothing of it was written:
+        what is now stored with the same content is ``unchanged`` (:data:`LOADED_BY_ANOTHER_RUN`), the rest is
+        written once more against what is stored now."""
+        try:
+            return self._write_group(docs, rows, known)
+        except ConflictError:
+            now = self.states([d.id for d in docs])
+            settled = {d.id: WriteOutcome(d.id, "unchanged", note=LOADED_BY_ANOTHER_RUN)
+                       for d in docs if now.get(d.id) == d.source.sha256}
+            rest = [d for d in docs if d.id not in settled]
+            if rest:
+                settled.update(self._write_group(rest, _GroupRows.build(rest, self.batch_size), now))
+            return settled
 
     def _write_group(self, docs: list[PreparedDocument], rows: _GroupRows,
                      known: dict[str, str]) -> dict[str, WriteOutcome]:

@@ -127,6 +127,10 @@ def load(
     for f in report.files:
         if f.error:
             console.print(f"[red]{f.status}[/]: {f.error}", highlight=False)
+        if f.note:
+            console.print(f"{f.status}: {f.path}: {f.note}", highlight=False)
+        for warning in f.warnings:
+            console.print(f"[yellow]warning[/]: {f.path}: {warning}", highlight=False)
     console.print(f"summary: {report.summary()}  chunking: {report.chunking}", highlight=False)
     if distilled is not None:
         print_report(distilled)  # ends with the same job-wide llm line: one accounting serves the whole job
