@@ -33,6 +33,7 @@ class ChunkRecord:
     text: str
     title: str
     order: int
+    summary: str = ""  # enhanced chunking's forward summary: whom the chunk's pronouns and references name
 
 
 @dataclass(frozen=True)

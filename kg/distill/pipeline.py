@@ -118,7 +118,8 @@ def distill(
         layer = _LAYERS[name](ctx)
         layer_started = time.perf_counter()
         rows = store.read("distill/pending_chunks", layer=name, document_ids=docs, retry_failed=retry_failed)
-        chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"]) for r in rows]
+        chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])
+                  for r in rows]
         entry = report.layers[name] = LayerReport(pending=len(chunks), method=layer.method)
         layer.prepare(chunks)
         done = 0

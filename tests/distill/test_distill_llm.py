@@ -109,7 +109,7 @@ def test_incremental_resolution_and_vector_merge(kb: GraphStore, tmp_path: Path,
     distill(kb, EMBEDDER, llm, layers=["triples"], config=config)
     entities_before = count(kb, "MATCH (e:Entity) RETURN count(e) AS n")
     second = load_passages(kb, tmp_path, {
-        "Bob Edwards": "Edwards retired from the network in 2004.",
+        "Bob Edwards": "Edwards retired from National Public Radio in 2004.",
         "Obama": "Barack Obama was born in Honolulu. Barack H. Obama married Michelle Obama.",
     }, name="second")
     report = distill(kb, EMBEDDER, llm, layers=["triples"], document_ids=second, config=config)
@@ -195,7 +195,8 @@ def test_interrupted_job_resumes_where_it_stopped(kb: GraphStore, tmp_path: Path
 def test_delete_cascade_keeps_shared_entities(kb: GraphStore, tmp_path: Path, scripted: Responder,
                                               llm: OpenAICompatibleLLM) -> None:
     first = load_passages(kb, tmp_path, PASSAGES)
-    second = load_passages(kb, tmp_path, {"Bob Edwards": "Edwards retired from the network in 2004."}, "second")
+    second = load_passages(kb, tmp_path, {"Bob Edwards": "Edwards retired from National Public Radio in 2004."},
+                           "second")
     distill(kb, EMBEDDER, llm, layers=["atoms", "triples", "tables"])
     delete_documents(kb, [first[0]])
     for label in ("Atom", "Fact", "Row"):
@@ -225,7 +226,8 @@ def test_vector_indexes_answer_for_each_layer(kb: GraphStore, tmp_path: Path, sc
 def test_relation_rows_answer_aggregations(kb: GraphStore, tmp_path: Path, scripted: Responder,
                                            llm: OpenAICompatibleLLM) -> None:
     load_passages(kb, tmp_path, PASSAGES)
-    second = load_passages(kb, tmp_path, {"Bob Edwards": "Edwards retired from the network in 2004."}, "second")
+    second = load_passages(kb, tmp_path, {"Bob Edwards": "Edwards retired from National Public Radio in 2004."},
+                           "second")
     distill(kb, EMBEDDER, llm, layers=["triples", "tables"])
     hosted = aggregate_rows(kb, None, "show", "count", {"relation": "hosted", "person": "bob edwards"})
     assert hosted.value == 2
