@@ -210,7 +210,12 @@ class GraphStore:
     def run_statements(self, name: str, **params: Any) -> None:
         """Run each ``;``-separated statement of a file (schema files), one at a time."""
         for statement in _statements(cypher.load(name)):
-            self.query(statement, routing=RoutingControl.WRITE, **params)
+            try:
+                self.query(statement, routing=RoutingControl.WRITE, **params)
+            except Neo4jError as exc:
+                # Two processes installing the schema at once: the other created it first, which is the goal.
+                if "AlreadyExists" not in str(exc):  # e.g. EquivalentSchemaRuleAlreadyExists
+                    raise
 
     def run_autocommit(self, name: str, **params: Any) -> None:
         """Run a named query in an auto-commit transaction (needed by ``CALL ... IN TRANSACTIONS``)."""
