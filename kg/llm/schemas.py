@@ -9,9 +9,10 @@ True
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
     "TASK_OUTPUT_TOKENS",
@@ -80,12 +81,23 @@ class AtomSelection(_Schema):
     reason: str = ""
 
 
+_MARKERS = re.compile(r"[\[\u3010\uff3b][\d\s,;\-\u2013\u3001\uff0c]*[\]\u3011\uff3d]")
+
+
 class CitedAnswer(_Schema):
     """An answer with ``[n]`` markers; ``citations`` lists the n used (1-based)."""
 
     answer: str = Field(min_length=1)
     citations: list[int] = Field(default_factory=list)
     reasoning: str = ""
+
+    @field_validator("answer")
+    @classmethod
+    def _in_words(cls, value: str) -> str:
+        # Small models copy the reply's example shape and answer "[1]": that cites, but says nothing.
+        if not re.search(r"\w", _MARKERS.sub("", value)):
+            raise ValueError("the answer must state the answer in words, not only citation markers")
+        return value
 
 
 class QuestionClass(_Schema):

@@ -143,3 +143,15 @@ def test_a_seed_is_sent_when_set(server: ScriptedLLMServer, make_client: Client)
     make_client(seed=3).complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
     make_client(cache=False).complete_structured("atomic_questions", MESSAGES, AtomicQuestions)
     assert [r.body.get("seed") for r in server.chat_requests()] == [3, None]
+
+
+def test_an_answer_of_markers_only_is_repaired(server: ScriptedLLMServer, make_client: Client) -> None:
+    from kg.llm import CitedAnswer
+
+    server.script("answer", {"answer": "[1]", "citations": [1]},
+                  {"answer": "Oil is sampled every month [1].", "citations": [1]})
+    llm = make_client()
+    out = llm.complete_structured("answer", MESSAGES, CitedAnswer)
+    assert out.answer == "Oil is sampled every month [1]."
+    assert "not only citation markers" in server.chat_requests()[1].body["messages"][-1]["content"]
+    assert llm.accounting.to_json()["by_task"]["answer"]["repaired"] == 1
