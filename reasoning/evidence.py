@@ -122,9 +122,10 @@ def ground_citations(answer: str, question: str, evidence: Sequence[Hit], citati
     """Evidence numbers to cite in addition, when no cited chunk states what the answer says.
 
     The answer's own terms (numbers and content words not in the question) are looked for in the cited
-    chunks; when none of them holds any, the given chunk that holds the most is the answer's source the model
-    forgot to cite (small models cite the wrong number). Returns [] when the answer cites nothing, when a cited
-    chunk supports it, or when no given chunk shares a number or two words with it.
+    chunks; of those no cited chunk states, the uncited chunk that states the most is a source the model
+    forgot to cite (small models cite the wrong number, or only one of two). Returns [] when the answer cites
+    nothing, when the cited chunks state all it says, or when no other chunk states a number or two words of
+    the rest.
 
     >>> from kg.retrieval.base import Hit
     >>> ev = [Hit(chunk_id=c, text=t, document_id="d", title="T", char_start=0, char_end=len(t), score=1.0)
@@ -135,13 +136,18 @@ def ground_citations(answer: str, question: str, evidence: Sequence[Hit], citati
     """
     claimed = _terms(strip_markers(answer)) - _terms(question)
     # An answer that cites nothing says the sources do not hold it: that is never second-guessed.
-    if not claimed or not citations or any(claimed & _terms(c.text) for c in citations):
+    if not claimed or not citations:
         return []
+    # What the answer says that no cited chunk states.
+    uncovered = claimed - set().union(*(_terms(c.text) for c in citations))
+    if not uncovered:
+        return []
+    cited = {c.marker for c in citations}
     numbers = [n for n in (allowed if allowed is not None else range(1, len(evidence) + 1))
-               if 1 <= n <= len(evidence)]
+               if 1 <= n <= len(evidence) and n not in cited]
 
     def support(n: int) -> tuple[int, int]:
-        found = claimed & _terms(evidence[n - 1].text)
+        found = uncovered & _terms(evidence[n - 1].text)
         return sum(t[0].isdigit() for t in found), len(found)
 
     scored = {n: support(n) for n in numbers}

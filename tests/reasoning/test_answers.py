@@ -220,3 +220,11 @@ def test_a_wrongly_cited_answer_gets_the_chunk_that_states_it() -> None:
     assert ground_citations("The sources do not say.", question, given, []) == []
     # One shared ordinary word is no evidence of where an answer came from.
     assert ground_citations("It was inspected [2].", "When?", given, check_citations("x [2]", given)[1]) == []
+
+
+def test_a_source_left_uncited_for_part_of_the_answer_is_cited_too() -> None:
+    given = _given("The Nordvik wind farm runs twelve turbines; turbine T-14 lost its gearbox.",
+                   "After the failure of T-14, Nordvik added an oil temperature alarm to each gearbox.")
+    text = "Nordvik added an oil temperature alarm to each gearbox [1]."
+    cited = check_citations(text, given)[1]
+    assert ground_citations(text, "Which alarm was added after the failure?", given, cited) == [2]
