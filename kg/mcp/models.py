@@ -26,6 +26,18 @@ class _Out(BaseModel):
     model_config = ConfigDict(frozen=True)
 
 
+class _Located(_Out):
+    """Where a piece of evidence is: its chunk and document, page and character span in the document."""
+
+    chunk_id: str
+    document_id: str
+    title: str
+    source: str | None
+    page: int | None
+    char_start: int
+    char_end: int
+
+
 class SearchFilters(BaseModel):
     """Restrict a search to some documents, formats or metadata."""
 
@@ -49,15 +61,8 @@ class FoundBy(_Out):
     via: str | None = Field(None, description="The atom, fact, entity, topic or tag text that led to the chunk.")
 
 
-class SearchHit(_Out):
+class SearchHit(_Located):
     rank: int = Field(description="1-based rank over the whole result, across pages.")
-    chunk_id: str
-    document_id: str
-    title: str
-    source: str | None
-    page: int | None
-    char_start: int
-    char_end: int
     score: float
     text: str = Field(description="The chunk's whole text.")
     found_by: list[FoundBy]
@@ -73,17 +78,10 @@ class SearchResult(_Out):
     next_offset: int | None = Field(description="Pass as offset for the next page; null when there is none.")
 
 
-class CitationView(_Out):
+class CitationView(_Located):
     """A citation of the answer: the evidence ``[marker]`` refers to, down to the quoted characters."""
 
     marker: int
-    chunk_id: str
-    document_id: str
-    title: str
-    source: str | None
-    page: int | None
-    char_start: int
-    char_end: int
     quote: str = Field(description="The cited text: the part of the chunk's text the citation points at.")
     quote_start: int = Field(description="Where the quote starts in the chunk's text (see get_chunk).")
     quote_end: int
@@ -143,15 +141,8 @@ class ChunkView(_Out):
     text: str
 
 
-class ChunkResult(_Out):
+class ChunkResult(_Located):
     kb: str
-    chunk_id: str
-    document_id: str
-    title: str
-    source: str | None
-    page: int | None
-    char_start: int
-    char_end: int
     order: int
     kind: str | None
     text: str
