@@ -18,7 +18,7 @@ from kg.errors import StrataError
 from kg.settings import Settings
 
 if TYPE_CHECKING:
-    from kg.client import AsyncStrata, DocumentInfo, Stats, Strata
+    from kg.app.client import AsyncStrata, DocumentInfo, Stats, Strata
 
 __all__ = ["AsyncStrata", "DocumentInfo", "Settings", "Stats", "Strata", "StrataError"]
 
@@ -28,5 +28,5 @@ _LAZY = {"AsyncStrata", "DocumentInfo", "Stats", "Strata"}
 
 def __getattr__(name: str) -> Any:
     if name in _LAZY:
-        return getattr(import_module("kg.client"), name)
+        return getattr(import_module("kg.app.client"), name)
     raise AttributeError(f"module 'kg' has no attribute {name!r}")

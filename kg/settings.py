@@ -58,7 +58,7 @@ from typing import Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
 from kg.errors import ConfigError
-from kg.private import write_private
+from kg.shared.private import write_private
 
 __all__ = [
     "LOCAL_LLM",

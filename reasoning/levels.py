@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kg.distill import parse_number
+from kg.layers.distilled import parse_number
 from kg.llm import CitedAnswer, ForecastExplanation, Perspective, Synthesis
 from kg.retrieval.base import Hit
 from loaders import split_sentences

@@ -2,7 +2,7 @@
 
 Reasoning never imports a retriever: it receives a :class:`Ports` bundle. :mod:`reasoning.bindings` binds
 the ports to :mod:`kg.retrieval`, and the tables port to Cypher over ``(:Row)`` nodes
-(:mod:`reasoning.tables`, aggregating with :func:`kg.distill.aggregate_rows`).
+(:mod:`reasoning.tables`, aggregating with :func:`kg.layers.distilled.aggregate_rows`).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The tables port: Cypher over ``(:Row)`` nodes (``cypher/reasoning/*.cypher``) and
-:func:`kg.distill.aggregate_rows`.
+:func:`kg.layers.distilled.aggregate_rows`.
 
 Rows carry ``cells`` (``"column=value"``), normalised ``cell_keys`` and typed numeric properties
-``c_<column>`` (see :mod:`kg.distill.tables`); every query here takes those as parameters, so a column
+``c_<column>`` (see :mod:`kg.layers.distilled.tables`); every query here takes those as parameters, so a column
 name never becomes Cypher text.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg.distill import aggregate_rows, column_key
-from kg.distill.tables import AggregateOp
-from kg.distill.text import text_key
 from kg.errors import ReasoningError
-from kg.graph.store import GraphStore
+from kg.layers.distilled import aggregate_rows, column_key
+from kg.layers.distilled.tables import AggregateOp
+from kg.layers.distilled.text import text_key
 from kg.retrieval.base import Hit, HitSource
+from kg.store.neo4j_store import GraphStore
 from reasoning.ports import Filter, RankedRow, TableInfo
 from reasoning.types import Aggregation
 

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from kg.graph.store import GraphStore
-from kg.server import LocalNeo4j
-from kg.server.docker import docker_available
+from kg.provisioning import LocalNeo4j
+from kg.provisioning.docker import docker_available
 from kg.settings import LocalServerSettings, free_port
+from kg.store.neo4j_store import GraphStore
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"

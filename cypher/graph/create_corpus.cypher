@@ -2,7 +2,7 @@
 // (parents before children) and chunks as nested lists. Parents and sections are referred to by position
 // in the row ($row.sections[i].parent: -1 is the document), so nothing created here has to be found again
 // by an index lookup, and NEXT links the chunks in order. The writer compares the nodes created with the
-// rows it sent. A new document awaits the linking of title mentions (kg.graph.mentions).
+// rows it sent. A new document awaits the linking of title mentions (kg.layers.resource.references).
 UNWIND $rows AS row
 CREATE (d:Document {id: row.id})
 SET d += row.props, d.has_links = size(row.props.link_targets) > 0, d.loaded_at = datetime(),

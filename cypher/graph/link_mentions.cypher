@@ -1,4 +1,4 @@
-// REFERENCES from explicit title mentions, both ways, for the documents in $ids (see kg.graph.mentions).
+// REFERENCES from explicit title mentions, both ways, for the documents in $ids (see kg.layers.resource.references).
 // Incoming: chunks of other documents that the title's phrase query finds (at most $incoming) and whose text
 // holds the title verbatim. Outgoing: titles the title index finds for each of the document's chunks' name
 // terms (at most $outgoing per chunk) that the chunk holds verbatim. Every word of the title is looked for with

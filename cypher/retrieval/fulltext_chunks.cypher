@@ -1,5 +1,5 @@
 // (c) Full-text (Lucene BM25) over chunk text and title. $query is already escaped for Lucene syntax
-// (kg.retrieval.lucene); an empty query never reaches the index.
+// (kg.store.lucene); an empty query never reaches the index.
 CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $candidates}) YIELD node AS c, score
 WITH c, score
 WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)

@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kg.embeddings.base import Embedder, l2_normalise
-from kg.llm.tokens import is_cjk
+from kg.shared.text import is_cjk
 
 __all__ = ["HashingEmbedder"]
 

@@ -52,8 +52,8 @@ from kg.llm.schemas import (
     schema_for,
 )
 from kg.llm.structured import extract_json
-from kg.llm.tokens import detect_language, estimate_messages_tokens, estimate_tokens
 from kg.settings import LLMSettings
+from kg.shared.text import detect_language, estimate_messages_tokens, estimate_tokens
 
 __all__ = [
     "LLM",

@@ -66,7 +66,7 @@ class LLM(ABC):
         """
         from kg.llm.prompts import load_prompt
         from kg.llm.schemas import schema_for
-        from kg.llm.tokens import detect_language
+        from kg.shared.text import detect_language
 
         chosen = lang or detect_language(" ".join(str(v) for v in fields.values()))
         prompt = load_prompt(task, chosen)
@@ -78,7 +78,7 @@ class LLM(ABC):
         """Blocking :meth:`acomplete_task`."""
         from kg.llm.prompts import load_prompt
         from kg.llm.schemas import schema_for
-        from kg.llm.tokens import detect_language
+        from kg.shared.text import detect_language
 
         chosen = lang or detect_language(" ".join(str(v) for v in fields.values()))
         prompt = load_prompt(task, chosen)

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from kg.private import private_file
+from kg.shared.private import private_file
 
 __all__ = ["CACHES", "ResponseCache", "cache_key", "clear_caches"]
 

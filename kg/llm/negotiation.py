@@ -22,7 +22,7 @@ import threading
 from pathlib import Path
 
 from kg.llm.structured import LADDER, ResponseMode
-from kg.private import write_private
+from kg.shared.private import write_private
 
 __all__ = ["ResponseFormats"]
 

@@ -56,8 +56,8 @@ from kg.llm.structured import (
     refuses_format,
     response_format_for,
 )
-from kg.llm.tokens import estimate_messages_tokens
 from kg.settings import LLMSettings, ResponseFormat
+from kg.shared.text import estimate_messages_tokens
 
 __all__ = ["OpenAICompatibleLLM"]
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 
 from kg.errors import ConfigError
 from kg.llm.base import Message
-from kg.llm.tokens import detect_language
+from kg.shared.text import detect_language
 
 __all__ = ["PROMPTS_DIR", "Prompt", "available_prompts", "load_prompt", "prompt_for"]
 

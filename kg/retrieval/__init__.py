@@ -29,10 +29,10 @@ from typing import Any
 
 from kg.embeddings import Embedder
 from kg.errors import RetrievalError
-from kg.graph.store import GraphStore
 from kg.llm import LLM
-from kg.retrieval.atom import atom_candidates
 from kg.retrieval.base import AtomCandidate, Hit, HitSource, RetrievalFilter, Retriever
+from kg.retrieval.methods.atom import atom_candidates
+from kg.store.neo4j_store import GraphStore
 
 __all__ = [
     "METHODS", "AtomCandidate", "Hit", "HitSource", "RetrievalFilter", "Retriever", "atom_candidates",
@@ -47,16 +47,16 @@ METHODS: tuple[str, ...] = (
 def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM | None = None,
                    **settings: Any) -> Retriever:
     """The retriever called ``name`` (one of :data:`METHODS`); ``settings`` go to its constructor."""
-    from kg.retrieval.atom import AtomRetriever
-    from kg.retrieval.expansion import TagExpansionRetriever
-    from kg.retrieval.fulltext import FulltextRetriever
-    from kg.retrieval.hierarchical import HierarchicalRetriever
-    from kg.retrieval.hybrid import HybridRetriever
-    from kg.retrieval.kg2rag import KG2RAGRetriever
-    from kg.retrieval.multigrain import MultiGranularityRetriever
-    from kg.retrieval.pgrag import PGRAGRetriever
-    from kg.retrieval.strata import StrataRetriever
-    from kg.retrieval.vector import ChunkVectorRetriever
+    from kg.retrieval.methods.atom import AtomRetriever
+    from kg.retrieval.methods.chunk import ChunkVectorRetriever
+    from kg.retrieval.methods.fulltext import FulltextRetriever
+    from kg.retrieval.methods.hr import HierarchicalRetriever
+    from kg.retrieval.methods.hybrid import HybridRetriever
+    from kg.retrieval.methods.kg2rag import KG2RAGRetriever
+    from kg.retrieval.methods.multigrain import MultiGranularityRetriever
+    from kg.retrieval.methods.pgrag import PGRAGRetriever
+    from kg.retrieval.methods.strata import StrataRetriever
+    from kg.retrieval.methods.tags import TagExpansionRetriever
 
     if name == "chunk":
         return ChunkVectorRetriever(store, embedder, **settings)

@@ -4,8 +4,8 @@ A bridge question names one thing and needs a passage about another that the fir
 ("the director of the film X" -> the passage on X names the director -> the director's passage). Lexical
 and dense retrieval find the first hop; the second is found by following names. Candidate documents
 come from the Lucene title index, looked up with the words of the text that can be part of a name
-(:func:`~kg.retrieval.lucene.name_query`; ``cypher/retrieval/title_links.cypher``, and for the seeds of
-:mod:`~kg.retrieval.strata` the ``name_terms`` each chunk stores), and are kept only when their
+(:func:`~kg.store.lucene.name_query`; ``cypher/retrieval/title_links.cypher``, and for the seeds of
+:mod:`~kg.retrieval.methods.strata` the ``name_terms`` each chunk stores), and are kept only when their
 title occurs verbatim, on word boundaries, in the linking text (a disambiguating suffix such as
 ``"(film)"`` is ignored), so a shared common word is not a link.
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kg.graph.store import GraphStore
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.retrieval.common import filter_params, hit_from_row
-from kg.retrieval.lucene import name_query
+from kg.store.lucene import name_query
+from kg.store.neo4j_store import GraphStore
 
 __all__ = ["mentions_title", "named_links", "title_core", "title_links"]
 

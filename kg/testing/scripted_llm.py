@@ -13,7 +13,7 @@ A script item is a :class:`Reply`, a :class:`Fault`, a ``str`` (the reply conten
 Tasks with no script go to the *default handler*, a callable ``(request_body: dict) -> item``; without one
 the server answers HTTP 400 naming the task.
 
-Usage reported: ``prompt_tokens`` = :func:`kg.llm.tokens.estimate_tokens` of the request's message contents
+Usage reported: ``prompt_tokens`` = :func:`kg.shared.text.estimate_tokens` of the request's message contents
 joined by newlines, ``completion_tokens`` = the same of the reply content. Every request is recorded in
 ``server.requests`` (with the usage reported), and ``server.max_in_flight`` is the most concurrent requests
 seen. Embeddings are :class:`kg.embeddings.hashing.HashingEmbedder` vectors of the requested ``dimensions``
@@ -57,7 +57,7 @@ from typing import Any, Literal
 import numpy as np
 
 from kg.embeddings.hashing import HashingEmbedder
-from kg.llm.tokens import estimate_tokens
+from kg.shared.text import estimate_tokens
 
 __all__ = [
     "Fault",
@@ -140,7 +140,7 @@ class RecordedRequest:
 
 
 def count_tokens(text: str) -> int:
-    """The deterministic token count the server reports (:func:`kg.llm.tokens.estimate_tokens`)."""
+    """The deterministic token count the server reports (:func:`kg.shared.text.estimate_tokens`)."""
     return estimate_tokens(text)
 
 

@@ -16,13 +16,13 @@ import numpy.typing as npt
 import pymupdf
 import pytest
 
-from kg.distill.text import sentences
 from kg.embeddings import Embedder, HashingEmbedder, l2_normalise
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
+from kg.layers.distilled.text import sentences
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from kg.testing.scripted_llm import Item, ScriptedLLMServer
 
 EMBEDDER = HashingEmbedder(dimensions=64)

@@ -10,11 +10,11 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from kg.distill import DistillConfig, aggregate_rows, distill, expand_query_with_tags
 from kg.embeddings import Embedder
-from kg.graph.store import GraphStore
-from kg.graph.writer import delete_documents
+from kg.layers.corpus.writer import delete_documents
+from kg.layers.distilled import DistillConfig, aggregate_rows, distill, expand_query_with_tags
 from kg.llm.openai_llm import OpenAICompatibleLLM
+from kg.store.neo4j_store import GraphStore
 from tests.distill.conftest import EMBEDDER, Responder, load_passages, questions_from, section
 
 PASSAGES = {
@@ -305,8 +305,8 @@ def test_pseudograph_verifies_items_builds_mind_maps_and_fuses(kb: GraphStore, t
 
 
 def test_names_with_other_numbers_never_merge(kb: GraphStore) -> None:
-    from kg.distill import EntityResolver
-    from kg.distill.text import name_similarity
+    from kg.layers.distilled import EntityResolver
+    from kg.layers.distilled.text import name_similarity
 
     assert name_similarity("apollo 11", "apollo 13") == 0.0 < name_similarity("apollo 11", "apollo eleven 11")
     # A threshold of -1 lets every vector through: only types and names decide.

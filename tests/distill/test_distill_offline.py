@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from kg.distill import distill
-from kg.graph.store import GraphStore
-from kg.graph.writer import delete_documents
+from kg.layers.corpus.writer import delete_documents
+from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
+from kg.store.neo4j_store import GraphStore
 from tests.distill.conftest import EMBEDDER, load_passages
 
 
@@ -60,8 +60,8 @@ def test_offline_tags_and_pseudograph(kb: GraphStore, hotpot: list[str]) -> None
 
 
 def test_table_rows_are_typed_and_aggregated(kb: GraphStore, tmp_path: Path) -> None:
-    from kg.distill import aggregate_rows
-    from kg.ingest import Ingestor
+    from kg.layers.corpus.ingest import Ingestor
+    from kg.layers.distilled import aggregate_rows
 
     path = tmp_path / "sites.csv"
     path.write_text("Site name,Country,Turbines,Capacity (MW)\nNorth,Denmark,10,\"1,250.5\"\n"
@@ -84,7 +84,7 @@ def test_table_rows_are_typed_and_aggregated(kb: GraphStore, tmp_path: Path) -> 
 
 
 def test_rule_based_names_keep_a_short_trailing_number_but_not_a_year() -> None:
-    from kg.distill.offline import OfflineExtractor
+    from kg.layers.distilled.offline import OfflineExtractor
 
     found = OfflineExtractor(model=None).entities("Apollo 11 landed in 1969, and Hamburg 1990 was near Boeing 747.")
     assert [(e.name, e.type) for e in found] == [

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from neo4j import RoutingControl
 
-import kg.distill.pseudograph as pseudograph
-from kg.distill import DistillConfig, EntityResolver, distill, entity_key
-from kg.graph.store import GraphStore
+import kg.layers.distilled.pseudograph as pseudograph
+from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_key
 from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
+from kg.store.neo4j_store import GraphStore
 from tests.distill.conftest import (
     EMBEDDER,
     MarkerEmbedder,

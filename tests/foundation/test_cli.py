@@ -8,15 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.server import record_server_kind, recorded_server_kind
+from kg.provisioning import record_server_kind, recorded_server_kind
 from kg.settings import Settings, free_port
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from tests.conftest import TestServer, jar_cache_dir
 
 
 def strata(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kg.cli", *args], env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kg.app.cli", *args], env=env, capture_output=True, text=True,
                           timeout=300, check=False)
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from kg.errors import ConfigError
-from kg.server import docker_server, record_server_kind, recorded_server_kind
-from kg.server.docker import compose_file
+from kg.provisioning import docker_server, record_server_kind, recorded_server_kind
+from kg.provisioning.docker import compose_file
 from kg.settings import Settings
 
 
@@ -57,7 +57,7 @@ def test_neo4j_stop_uses_the_recorded_kind(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("STRATA_")}
     env.update(STRATA_HOME=str(tmp_path), STRATA_CACHE_DIR=str(tmp_path / "cache"), PATH="/nonexistent")
     record_server_kind(Settings.from_env(env), "docker")
-    result = subprocess.run([sys.executable, "-m", "kg.cli", "neo4j", "stop"], env=env, capture_output=True,
+    result = subprocess.run([sys.executable, "-m", "kg.app.cli", "neo4j", "stop"], env=env, capture_output=True,
                             text=True, timeout=120, check=False)
     assert result.returncode == 4, result.stderr
     assert "docker" in result.stderr.lower()

@@ -15,9 +15,9 @@ from neo4j import RoutingControl
 from pydantic import SecretStr
 
 from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError, StartTimeoutError
-from kg.graph.store import GraphStore
-from kg.server import LocalNeo4j
+from kg.provisioning import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import jar_cache_dir
 
 

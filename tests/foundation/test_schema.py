@@ -7,8 +7,8 @@ import pytest
 from neo4j import GraphDatabase, RoutingControl
 
 from kg.errors import ConfigError, EmbeddingMismatchError
-from kg.graph.schema import SCHEMA_VERSION, check_embedder, ensure_schema, schema_status
-from kg.graph.store import GraphStore
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import SCHEMA_VERSION, check_embedder, ensure_schema, schema_status
 from tests.conftest import TestServer
 
 W = RoutingControl.WRITE

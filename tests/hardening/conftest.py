@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from kg.embeddings import HashingEmbedder
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 
 EMBEDDER = HashingEmbedder(dimensions=64)
 

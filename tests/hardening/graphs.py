@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kg.graph.store import GraphStore
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import REPO
 
 SITES = ("North", "South", "East", "West", "Harbour", "Ridge", "Valley", "Delta")
@@ -43,7 +43,7 @@ def strata_env(uri: str, user: str, password: str, home: Path) -> dict[str, str]
 
 
 def strata(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "kg.cli", *args], env=env, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kg.app.cli", *args], env=env, capture_output=True, text=True,
                           check=False, cwd=REPO, timeout=600)
 
 
@@ -59,7 +59,7 @@ def _wait_for(store: GraphStore, probe: str, child: subprocess.Popen[bytes]) -> 
 def watched(env: dict[str, str], args: list[str], store: GraphStore, probe: str) -> tuple[int, float]:
     """Run the CLI to its end; its exit code and the seconds from the moment ``probe`` first held (its first
     write) to its end: the span in which the kills of :func:`killed_at_random` land."""
-    child = subprocess.Popen([sys.executable, "-m", "kg.cli", *args], env=env, cwd=REPO,
+    child = subprocess.Popen([sys.executable, "-m", "kg.app.cli", *args], env=env, cwd=REPO,
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _wait_for(store, probe, child)
     started = time.monotonic()
@@ -74,7 +74,7 @@ def killed_at_random(env: dict[str, str], args: list[str], seed: int, store: Gra
     anything it started) after a random delay in ``[0, span_s)`` chosen by ``seed``; returns the delay. A child
     that finished first is fine: the caller checks that some kill interrupted something."""
     delay = random.Random(seed).uniform(0.0, 1.0) * span_s
-    child = subprocess.Popen([sys.executable, "-m", "kg.cli", *args], env=env, cwd=REPO, start_new_session=True,
+    child = subprocess.Popen([sys.executable, "-m", "kg.app.cli", *args], env=env, cwd=REPO, start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if _wait_for(store, probe, child):
         try:

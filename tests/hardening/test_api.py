@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from kg.api import ApiSettings, KnowledgeBases, KnowledgeService, create_app
+from kg.app.rest import ApiSettings, KnowledgeBases, KnowledgeService, create_app
 
 GIB = 1 << 30
 

@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
-from kg.client import Strata
+from kg.app.client import Strata
+from kg.app.rest import ApiSettings, KnowledgeBases, StrataService, create_app
 from kg.errors import LoaderError
 from loaders import chunk_document, load_path
 from loaders.chunking import MAX_WORD_CHARS

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from kg.graph.store import GraphStore
-from kg.graph.writer import LOADED_BY_ANOTHER_RUN
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
+from kg.layers.corpus.writer import LOADED_BY_ANOTHER_RUN
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import REPO, TestServer
 from tests.hardening.graphs import fingerprint, strata_env, write_corpus
 from tests.loaders.conftest import corrupt_pdf, truncate_zip_member, write_docx, write_pdf, write_xlsx
@@ -140,7 +140,7 @@ def test_two_loads_of_the_same_folder_at_once_settle_file_by_file(
         tmp_path: Path, neo4j_server: TestServer, store: GraphStore) -> None:
     env = strata_env(neo4j_server.uri, neo4j_server.user, neo4j_server.password, tmp_path / "home")
     corpus = write_corpus(tmp_path / "corpus", documents=16, paragraphs=6)
-    command = [sys.executable, "-m", "kg.cli", "load", str(corpus), "--distill", "none", "--json", "-"]
+    command = [sys.executable, "-m", "kg.app.cli", "load", str(corpus), "--distill", "none", "--json", "-"]
     runs = [subprocess.Popen(command, env=env, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
             for _ in range(2)]
     results = [(run.communicate(timeout=600), run.returncode) for run in runs]

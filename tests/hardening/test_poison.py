@@ -9,10 +9,10 @@ import pytest
 from neo4j import RoutingControl
 
 from kg.errors import Neo4jUnavailable, QueryError
-from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
 from kg.retrieval import make_retriever
-from kg.retrieval.lucene import MAX_CLAUSES, MAX_TERM_CHARS, lucene_query, name_query
+from kg.store.lucene import MAX_CLAUSES, MAX_TERM_CHARS, lucene_query, name_query
+from kg.store.neo4j_store import GraphStore
 from loaders.chunking import MAX_WORD_CHARS
 from tests.hardening.conftest import EMBEDDER
 
@@ -82,7 +82,7 @@ def test_a_document_whose_linking_fails_fails_alone(tmp_path: Path, ingestor: In
 def test_a_file_whose_own_linking_fails_is_reported_failed_and_leaves_nothing(
         tmp_path: Path, ingestor: Ingestor, store: GraphStore, monkeypatch: pytest.MonkeyPatch) -> None:
     _, good = write_bad_and_good(tmp_path)
-    import kg.graph.writer as writer
+    import kg.layers.corpus.writer as writer
 
     real = writer.name_query
     monkeypatch.setattr(writer, "name_query",

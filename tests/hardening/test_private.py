@@ -7,9 +7,9 @@ import os
 import threading
 from pathlib import Path
 
-from kg.graph.store import GraphStore
-from kg.server import LocalNeo4j
+from kg.provisioning import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import jar_cache_dir
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kg.graph.store import GraphStore
-from kg.redaction import MASK, redact, redact_data
+from kg.shared.redaction import MASK, redact, redact_data
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import REPO, TestServer
 from tests.surfaces.test_cli import server_env
 
@@ -65,7 +65,7 @@ def test_redact_masks_keys_tokens_and_passwords_and_keeps_json_valid() -> None:
 
 def strata(env: dict[str, str | None], *args: str) -> subprocess.CompletedProcess[str]:
     environ = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
-    return subprocess.run([sys.executable, "-m", "kg.cli", *args], env=environ, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "kg.app.cli", *args], env=environ, capture_output=True, text=True,
                           check=False, cwd=REPO)
 
 

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
-from kg.client import Strata
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
+from kg.app.client import Strata
+from kg.app.rest import ApiSettings, KnowledgeBases, StrataService, create_app
 from kg.llm import OfflineLLM
-from kg.server import Endpoint, LocalNeo4j
+from kg.provisioning import Endpoint, LocalNeo4j
 from kg.settings import LocalServerSettings, Settings, free_port
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from tests.conftest import jar_cache_dir
 from tests.hardening.conftest import EMBEDDER
 from tests.hardening.graphs import fingerprint, strata_env, timed, write_corpus
@@ -63,7 +63,7 @@ def test_a_load_survives_a_restart_of_neo4j(tmp_path: Path, own_server: LocalNeo
     import sys
 
     from tests.conftest import REPO
-    child = subprocess.Popen([sys.executable, "-m", "kg.cli", "load", str(corpus)], env=env, cwd=REPO,
+    child = subprocess.Popen([sys.executable, "-m", "kg.app.cli", "load", str(corpus)], env=env, cwd=REPO,
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     with connect(own_server) as store:
         while child.poll() is None and not store.query(WROTE_DOCUMENTS)[0]["ok"]:

@@ -9,8 +9,8 @@ from pathlib import Path
 from neo4j import RoutingControl
 from typer.testing import CliRunner
 
-from kg.cli import app
-from kg.graph.store import GraphStore
+from kg.app.cli import app
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import TestServer
 from tests.surfaces.test_cli import server_env
 

@@ -10,11 +10,11 @@ import pytest
 
 from kg.embeddings import HashingEmbedder
 from kg.errors import BudgetExceededError
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
 from kg.llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from kg.testing import ScriptedLLMServer
 from loaders import load_path
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 
 from kg.embeddings import HashingEmbedder
-from kg.graph.mentions import mention_keys
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.graph.writer import DocumentWriter
-from kg.ingest import Ingestor, prepare_structural
+from kg.layers.corpus.ingest import Ingestor, prepare_structural
+from kg.layers.corpus.writer import DocumentWriter
+from kg.layers.resource.references import mention_keys
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from loaders import load_path
 
 EMBEDDER = HashingEmbedder(dimensions=64)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from kg.bench.corpus import write_corpus
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.graph.writer import DocumentWriter, PreparedDocument, _covered, document_groups
-from kg.ingest import prepare_structural
+from kg.app.bench.corpus import write_corpus
+from kg.layers.corpus.ingest import prepare_structural
+from kg.layers.corpus.writer import DocumentWriter, PreparedDocument, _covered, document_groups
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from loaders import load_path
 from loaders.models import Chunk, Sentence
 

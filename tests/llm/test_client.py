@@ -17,10 +17,10 @@ from kg.errors import (
     LLMTruncatedError,
     LLMUnavailableError,
 )
-from kg.graph.store import GraphStore
 from kg.llm import AtomicQuestions, CitedAnswer, OfflineLLM, estimate_messages_tokens, make_llm
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
+from kg.store.neo4j_store import GraphStore
 from kg.testing.scripted_llm import Fault, Reply, ScriptedLLMServer, truncated
 
 Client = Callable[..., OpenAICompatibleLLM]
@@ -422,7 +422,7 @@ def test_complete_task_renders_prompt_by_language(server: ScriptedLLMServer, mak
 
 
 def test_judge_prompt_in_the_questions_language(server: ScriptedLLMServer, make_client: Client) -> None:
-    from kg.evaluation.qa import judge
+    from kg.app.evaluation.qa import judge
 
     server.script("judge", {"score": 1.0, "correct": True})
     llm = make_client()
@@ -435,7 +435,7 @@ def test_judge_prompt_in_the_questions_language(server: ScriptedLLMServer, make_
 def test_key_points_prompt_file_in_the_questions_language(server: ScriptedLLMServer, make_client: Client,
                                                           store: GraphStore) -> None:
     from kg.embeddings import HashingEmbedder
-    from kg.retrieval.pgrag import PGRAGRetriever
+    from kg.retrieval.methods.pgrag import PGRAGRetriever
 
     server.script("key_points", {"points": ["第一位主持人"]})
     pg = PGRAGRetriever(store, HashingEmbedder(16), llm=make_client())

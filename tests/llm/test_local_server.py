@@ -14,8 +14,8 @@ import pytest
 
 from kg.errors import ConfigError, LLMProvisioningError
 from kg.llm.local import LocalLLMServer, find_runtime, model_file
-from kg.processes import alive
 from kg.settings import LocalLLMSettings, Settings, free_port
+from kg.shared.processes import alive
 
 
 def require_runtime() -> None:

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import pytest
 
-from kg.client import Strata
-from kg.distill import DistillReport
+from kg.app.client import Strata
 from kg.embeddings.hashing import HashingEmbedder
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.ingest import LoadReport
+from kg.layers.corpus.ingest import LoadReport
+from kg.layers.distilled import DistillReport
 from kg.llm import LLMReport, make_llm
 from kg.llm.local import LocalLLMInfo, LocalLLMServer
 from kg.settings import LLMSettings, LocalLLMSettings, Settings
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from reasoning import ReasoningSettings
 from tests.conftest import TestServer
 

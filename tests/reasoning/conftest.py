@@ -11,11 +11,11 @@ import pytest
 from neo4j import RoutingControl
 
 from kg.embeddings import HashingEmbedder
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
 from kg.llm import LLM, make_llm
 from kg.settings import LLMSettings
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from kg.testing import ScriptedLLMServer
 
 EMBEDDER = HashingEmbedder(dimensions=64)

@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import kg.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
-from kg.cli import app
+import kg.app.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
+from kg.app.cli import app
 from kg.embeddings import HashingEmbedder
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from tests.conftest import TestServer
 from tests.reasoning.conftest import DOCS
 

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from kg.distill import distill
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
-from kg.ingest import Ingestor
+from kg.layers.corpus.ingest import Ingestor
+from kg.layers.distilled import distill
 from kg.llm import LLM, OfflineLLM
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from kg.testing import ScriptedLLMServer
 from reasoning import ReasoningSettings, answer
 from reasoning.bindings import default_ports

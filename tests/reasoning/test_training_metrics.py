@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.evaluation.qa import best_f1, exact_match, normalize_answer, score_answer, token_scores
+from kg.app.evaluation.qa import best_f1, exact_match, normalize_answer, score_answer, token_scores
 from kg.llm import LLM, make_llm
 from kg.retrieval.base import AtomCandidate, Hit
 from kg.settings import LLMSettings

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from neo4j import RoutingControl
 
+from kg.app.evaluation.runner import corpus_documents, load_corpus
 from kg.embeddings import HashingEmbedder
-from kg.evaluation.runner import corpus_documents, load_corpus
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from loaders import split_sentences
 
 EMBEDDER = HashingEmbedder(dimensions=64)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kg.bench.query import BENCH_METHODS, generate_passages
-from kg.cli import app
-from kg.cli import commands as _commands  # noqa: F401 - registers the commands
+from kg.app.bench.query import BENCH_METHODS, generate_passages
+from kg.app.cli import app
+from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 
 
 def test_generated_passages_are_deterministic_and_name_a_neighbour() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kg.cli import app
-from kg.cli import commands as _commands  # noqa: F401 - registers the commands
+from kg.app.cli import app
+from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 
 
 @pytest.mark.slow

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kg.retrieval import make_retriever
-from kg.retrieval.kg2rag import FactEdge, KG2RAGRetriever, maximum_spanning_forest, organise, paragraph_order
+from kg.retrieval.methods.kg2rag import FactEdge, KG2RAGRetriever, maximum_spanning_forest, organise, paragraph_order
 from tests.retrieval.conftest import EMBEDDER, Corpus
 
 # Component 1: a triangle a-b-c with a parallel a-b edge, plus c-d. Component 2: x-y.

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kg.retrieval.fulltext import fulltext_hits
 from kg.retrieval.fusion import fuse, linear, rrf
-from kg.retrieval.lucene import escape_lucene, lucene_query, name_query
+from kg.retrieval.methods.fulltext import fulltext_hits
+from kg.store.lucene import escape_lucene, lucene_query, name_query
 from tests.retrieval.conftest import Corpus
 
 HOSTILE = 'AND OR "( ) : ~ ^ \\ /'

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.embeddings import HashingEmbedder
-from kg.evaluation.retrieval import (
+from kg.app.evaluation.retrieval import (
     Bm25Baseline,
     DenseBaseline,
     Ranked,
@@ -18,7 +17,8 @@ from kg.evaluation.retrieval import (
     passage_recall,
     sentence_prf,
 )
-from kg.evaluation.runner import corpus_documents
+from kg.app.evaluation.runner import corpus_documents
+from kg.embeddings import HashingEmbedder
 from loaders import load_questions
 from loaders.builder import TextBuilder
 from loaders.models import Sentence, SourceDocument

@@ -10,12 +10,12 @@ import pytest
 from kg.errors import RetrievalError
 from kg.retrieval import RetrievalFilter, atom_candidates, make_retriever
 from kg.retrieval.common import graph_has, hits_by_id, query_vector
-from kg.retrieval.fulltext import fulltext_hits
 from kg.retrieval.fusion import fuse
-from kg.retrieval.hybrid import hybrid_hits, hybrid_hits_with_links
 from kg.retrieval.links import mentions_title, named_links, title_core, title_links
-from kg.retrieval.lucene import name_query
-from kg.retrieval.vector import chunk_vector_hits
+from kg.retrieval.methods.chunk import chunk_vector_hits
+from kg.retrieval.methods.fulltext import fulltext_hits
+from kg.retrieval.methods.hybrid import hybrid_hits, hybrid_hits_with_links
+from kg.store.lucene import name_query
 from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus
 
 
@@ -168,7 +168,7 @@ def test_chunks_by_id_scores_against_a_vector(corpus: Corpus) -> None:
 
 
 def test_hierarchical_retriever_merges_both_paths(distilled: Corpus) -> None:
-    from kg.retrieval.hierarchical import HierarchicalRetriever
+    from kg.retrieval.methods.hr import HierarchicalRetriever
 
     hr = HierarchicalRetriever(distilled.store, EMBEDDER, chunk_threshold=0.0, atom_threshold=0.0, chunk_k=2, atom_k=1)
     hits = hr.retrieve_hierarchical("magazine", atomic_queries=["Who was born in Newburgh?", "Hudson River"])
@@ -185,9 +185,9 @@ def test_unknown_method_is_an_error(corpus: Corpus) -> None:
 
 
 def test_client_retrieve_delegates_to_the_registry(distilled: Corpus, tmp_path: Path) -> None:
-    from kg.client import Strata
+    from kg.app.client import Strata
     from kg.llm import OfflineLLM
-    from kg.server import Endpoint
+    from kg.provisioning import Endpoint
     from kg.settings import Settings
 
     settings = Settings.from_env({"STRATA_HOME": str(tmp_path)})

@@ -6,7 +6,7 @@ import pytest
 from neo4j import RoutingControl
 
 from kg.retrieval import make_retriever
-from kg.retrieval.pgrag import FactPath, PGRAGRetriever, render_mind_map, upper_index, walk
+from kg.retrieval.methods.pgrag import FactPath, PGRAGRetriever, render_mind_map, upper_index, walk
 from tests.retrieval.conftest import EMBEDDER, Corpus
 
 #            T

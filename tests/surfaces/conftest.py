@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
-from kg.client import Strata
+from kg.app.client import Strata
+from kg.app.rest import ApiSettings, KnowledgeBases, StrataService, create_app
 from kg.embeddings import HashingEmbedder
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
 from kg.llm import OfflineLLM
-from kg.server import Endpoint
+from kg.provisioning import Endpoint
 from kg.settings import LocalServerSettings, Settings
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from tests.conftest import TestServer
 
 EMBEDDER = HashingEmbedder(dimensions=64)

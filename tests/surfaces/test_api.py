@@ -9,10 +9,10 @@ from urllib.parse import parse_qs, urlparse
 from fastapi.testclient import TestClient
 from neo4j import RoutingControl
 
-from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
-from kg.client import Strata
-from kg.demo import CORPUS
-from kg.graph.store import GraphStore
+from kg.app.client import Strata
+from kg.app.demo import CORPUS
+from kg.app.rest import ApiSettings, KnowledgeBases, StrataService, create_app
+from kg.store.neo4j_store import GraphStore
 
 Client = Callable[..., TestClient]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 
-from kg.client import AsyncStrata, Strata
-from kg.demo import CORPUS
+from kg.app.client import AsyncStrata, Strata
+from kg.app.demo import CORPUS
 
 
 def test_async_client_loads_distills_retrieves_asks_and_deletes(make_kb: Callable[[str], Strata]) -> None:

@@ -7,10 +7,10 @@ import re
 from collections.abc import Callable
 
 import cypher
-from kg.browser import browser_link, evidence_cypher, grass_path
-from kg.client import LAYERS, Strata
-from kg.demo import CORPUS
-from kg.graph.store import GraphStore
+from kg.app.browser import browser_link, evidence_cypher, grass_path
+from kg.app.client import LAYERS, Strata
+from kg.app.demo import CORPUS
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import REPO
 
 

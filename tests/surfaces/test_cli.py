@@ -12,10 +12,10 @@ import pytest
 import typer.main
 from typer.testing import CliRunner
 
-from kg.cli import app
-from kg.cli import commands as _commands  # noqa: F401  (registers the commands)
-from kg.demo import CORPUS
-from kg.graph.store import GraphStore
+from kg.app.cli import app
+from kg.app.cli import commands as _commands  # noqa: F401  (registers the commands)
+from kg.app.demo import CORPUS
+from kg.store.neo4j_store import GraphStore
 from tests.conftest import TestServer
 
 runner = CliRunner()

@@ -10,10 +10,10 @@ from pathlib import PurePath
 
 from rich.console import Console
 
-from kg.api import StrataService
-from kg.client import Strata
-from kg.demo import CORPUS, QUESTIONS, run_demo
-from kg.graph.store import GraphStore
+from kg.app.client import Strata
+from kg.app.demo import CORPUS, QUESTIONS, run_demo
+from kg.app.rest import StrataService
+from kg.store.neo4j_store import GraphStore
 
 # Who links to or names whom, as written in the corpus.
 REFERENCES = {

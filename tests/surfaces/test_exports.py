@@ -10,11 +10,11 @@ import kg
 
 PUBLIC = {
     "kg": {"AsyncStrata", "DocumentInfo", "Settings", "Stats", "Strata", "StrataError"},
-    "kg.client": {"LAYERS", "AsyncStrata", "DocumentInfo", "Stats", "Strata"},
-    "kg.api": {"ApiSettings", "KnowledgeBases", "KnowledgeService", "ServiceFactory",
+    "kg.app.client": {"LAYERS", "AsyncStrata", "DocumentInfo", "Stats", "Strata"},
+    "kg.app.rest": {"ApiSettings", "KnowledgeBases", "KnowledgeService", "ServiceFactory",
                "StrataService", "UnknownKnowledgeBase", "create_app"},
-    "kg.browser": {"DEFAULT_BROWSER_URL", "browser_link", "evidence_cypher", "grass_path"},
-    "kg.demo": {"CORPUS", "QUESTIONS", "DemoQuestion", "DemoReport", "run_demo"},
+    "kg.app.browser": {"DEFAULT_BROWSER_URL", "browser_link", "evidence_cypher", "grass_path"},
+    "kg.app.demo": {"CORPUS", "QUESTIONS", "DemoQuestion", "DemoReport", "run_demo"},
 }
 
 
@@ -28,9 +28,9 @@ def test_exported_members(module_name: str) -> None:
 
 
 def test_kg_lazy_exports_are_the_client_classes() -> None:
-    from kg.client import Strata
+    from kg.app.client import Strata
 
-    assert kg.Strata is Strata and kg.Strata.__module__ == "kg.client"
+    assert kg.Strata is Strata and kg.Strata.__module__ == "kg.app.client"
     with pytest.raises(AttributeError, match="no attribute 'Nope'"):
         _ = kg.Nope  # type: ignore[attr-defined]
     public_classes = [getattr(kg, n) for n in kg.__all__ if isinstance(getattr(kg, n), type)]

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from kg.api import ApiSettings, KnowledgeBases, KnowledgeService, StrataService, create_app
-from kg.client import Strata
-from kg.demo import CORPUS
+from kg.app.client import Strata
+from kg.app.demo import CORPUS
+from kg.app.rest import ApiSettings, KnowledgeBases, KnowledgeService, StrataService, create_app
 from kg.settings import Settings
 
 

@@ -28,20 +28,20 @@ from typer.testing import CliRunner
 
 import kg.retrieval
 import reasoning
-from kg.cli import app
-from kg.cli import commands as _commands  # noqa: F401  (registers the commands)
-from kg.cli.commands.mcp import parse_http
-from kg.client import Strata
-from kg.demo import CORPUS
+from kg.app.cli import app
+from kg.app.cli import commands as _commands  # noqa: F401  (registers the commands)
+from kg.app.cli.commands.mcp import parse_http
+from kg.app.client import Strata
+from kg.app.demo import CORPUS
+from kg.app.mcp import READ_TOOLS, WRITE_TOOLS, KnowledgeBasePool, McpSettings, create_server
+from kg.app.mcp.server import ReasoningMethod, RetrievalMethod
 from kg.embeddings import HashingEmbedder
 from kg.errors import ConfigError
-from kg.graph.schema import ensure_schema
-from kg.graph.store import GraphStore
 from kg.llm import OfflineLLM
-from kg.mcp import READ_TOOLS, WRITE_TOOLS, KnowledgeBasePool, McpSettings, create_server
-from kg.mcp.server import ReasoningMethod, RetrievalMethod
-from kg.server import Endpoint
+from kg.provisioning import Endpoint
 from kg.settings import LocalServerSettings, Settings, free_port
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import ensure_schema
 from tests.conftest import TestServer
 
 pytestmark = pytest.mark.neo4j
@@ -285,7 +285,7 @@ def _env(neo4j_server: TestServer, home: Path, **extra: str) -> dict[str, str]:
 
 @pytest.mark.slow
 def test_stdio_transport(neo4j_server: TestServer, demo_home: Path, tmp_path: Path) -> None:
-    params = StdioServerParameters(command=sys.executable, args=["-m", "kg.cli", "mcp", "--kb", "default"],
+    params = StdioServerParameters(command=sys.executable, args=["-m", "kg.app.cli", "mcp", "--kb", "default"],
                                    env=_env(neo4j_server, tmp_path), cwd=str(tmp_path))
 
     async def main() -> None:
@@ -315,7 +315,7 @@ def test_http_transport_with_bearer_token(neo4j_server: TestServer, demo_home: P
     log = tmp_path / "server.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "kg.cli", "mcp", "--http", f"127.0.0.1:{port}", "--token-env", "MCP_TOKEN"],
+            [sys.executable, "-m", "kg.app.cli", "mcp", "--http", f"127.0.0.1:{port}", "--token-env", "MCP_TOKEN"],
             env=_env(neo4j_server, tmp_path, MCP_TOKEN=TOKEN), stdout=out, stderr=subprocess.STDOUT, cwd=tmp_path)
     try:
         _wait_for_port(port, process, log)

@@ -20,8 +20,8 @@ from urllib.request import Request, urlopen
 import pytest
 import uvicorn
 
-from kg.api import ApiSettings, KnowledgeBases, StrataService, create_app
-from kg.demo import CORPUS
+from kg.app.demo import CORPUS
+from kg.app.rest import ApiSettings, KnowledgeBases, StrataService, create_app
 from tests.conftest import REPO, free_port
 
 CHROMIUM = Path("/usr/bin/chromium")

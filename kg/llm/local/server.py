@@ -33,9 +33,9 @@ from typing import Literal
 
 from kg.errors import LLMProvisioningError
 from kg.llm.local.models import model_alias, model_file
-from kg.private import PRIVATE_UMASK, private_file, write_private
-from kg.processes import alive, cmdline, log_tail, port_taken, terminate
 from kg.settings import LocalLLMSettings, free_port
+from kg.shared.private import PRIVATE_UMASK, private_file, write_private
+from kg.shared.processes import alive, cmdline, log_tail, port_taken, terminate
 
 __all__ = ["LocalLLMInfo", "LocalLLMServer", "Runtime", "find_runtime"]
 

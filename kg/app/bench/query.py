@@ -1,0 +1,133 @@
+"""``strata bench query``: p50/p95 latency of each retrieval method at N passages, with exact numpy top-k
+over the same vectors as the yardstick.
+
+Passages are generated deterministically (a seeded mix of a fixed vocabulary, each passage with a unique
+title) or read from a corpus file. Queries are word windows of passages. Every method runs a few warm-up
+queries first (the first calls pay for query planning and page-cache misses). Timings include embedding
+the query, for the methods and for numpy alike. Everything runs in a throwaway Neo4j.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import numpy as np
+from pydantic import BaseModel, Field
+
+from kg.app.evaluation.runner import distill_eval_layers, isolated_store, load_corpus, method_unavailable
+from kg.embeddings import Embedder
+from kg.llm import LLM
+from kg.retrieval import Retriever, make_retriever
+from kg.settings import Settings
+from loaders.builder import TextBuilder
+from loaders.models import SourceDocument
+from loaders.qa import QALoader
+
+__all__ = ["BENCH_METHODS", "Latency", "QueryBenchReport", "generate_passages", "percentiles", "run_query_bench"]
+
+BENCH_METHODS = ("chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr", "strata")
+
+_VOCABULARY = """river valley harbour castle railway station bridge museum library council election province district
+mountain island forest desert glacier volcano lake canal festival cathedral monastery university college
+school hospital factory mill mine quarry port airport highway tunnel tower fortress palace garden park
+stadium theatre opera orchestra choir band album single film novel poem painting sculpture architect
+engineer painter composer poet novelist scientist physician inventor explorer merchant bishop king queen
+prince duke count general admiral senator governor mayor minister president founded built opened closed
+destroyed restored renamed merged acquired elected appointed born died married studied taught wrote
+composed painted designed discovered invented recorded released published won lost signed served led
+northern southern eastern western central coastal ancient medieval modern industrial colonial royal
+national regional municipal annual famous largest oldest smallest first second third last century decade
+season war treaty battle siege rebellion dynasty empire republic kingdom colony company railway newspaper
+magazine journal broadcaster network station record label team league championship cup""".split()  # noqa: SIM905 - a word list reads better as text
+
+
+def generate_passages(n: int, *, seed: int = 13) -> list[SourceDocument]:
+    """``n`` deterministic passages of three sentences, titled ``"Place <i>"``; the second sentence names
+    another passage."""
+    rng = random.Random(seed)
+    docs = []
+    for i in range(n):
+        title = f"Place {i}"
+        sentences = [f"{title} " + " ".join(rng.choices(_VOCABULARY, k=rng.randint(8, 16))) + "."
+                     for _ in range(3)]
+        # A named neighbour, so that entity, fact and title-link paths have real work to do.
+        sentences[1] = sentences[1][:-1] + f" near Place {rng.randrange(n)}."
+        builder = TextBuilder(title)
+        builder.add_block(" ".join(sentences))
+        docs.append(builder.finish(source=f"bench:{title}", format="text", sha256=f"bench-{seed}-{i}"))
+    return docs
+
+
+class Latency(BaseModel):
+    p50_ms: float
+    p95_ms: float
+
+
+class QueryBenchReport(BaseModel):
+    passages: int
+    results: dict[str, Latency]
+    numpy_exact: Latency
+    unavailable: dict[str, str] = Field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return self.model_dump(mode="json", exclude={"unavailable"} if not self.unavailable else set())
+
+
+def percentiles(samples_s: Sequence[float]) -> Latency:
+    ms = np.asarray(samples_s, dtype=np.float64) * 1000
+    return Latency(p50_ms=round(float(np.percentile(ms, 50)), 2), p95_ms=round(float(np.percentile(ms, 95)), 2))
+
+
+def _time(run: Callable[[str], object], queries: Sequence[str], warmup: int) -> Latency:
+    for q in queries[:warmup]:
+        run(q)
+    samples = []
+    for q in queries:
+        started = time.perf_counter()
+        run(q)
+        samples.append(time.perf_counter() - started)
+    return percentiles(samples)
+
+
+def run_query_bench(settings: Settings, embedder: Embedder, llm: LLM, *, passages: int = 10_000,
+                    corpus: Path | None = None, queries: int = 100, k: int = 10,
+                    methods: Sequence[str] = BENCH_METHODS, warmup: int = 5,
+                    progress: Callable[[str], None] | None = None) -> QueryBenchReport:
+    say = progress or (lambda _msg: None)
+    docs = list(QALoader().load(corpus))[:passages] if corpus else generate_passages(passages)
+    rng = random.Random(7)
+    picks = [docs[rng.randrange(len(docs))] for _ in range(queries)]
+    texts = []
+    for doc in picks:
+        words = doc.text.split()
+        start = rng.randrange(max(len(words) - 8, 1))
+        texts.append(" ".join(words[start:start + 8]))
+    matrix = embedder.embed([d.text for d in docs])
+
+    def exact(q: str) -> object:
+        scores = matrix @ embedder.embed_one(q)
+        top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
+        return top[np.argsort(-scores[top])]
+
+    report = QueryBenchReport(passages=len(docs), results={}, numpy_exact=_time(exact, texts, warmup))
+    with isolated_store(settings, embedder) as store:
+        loaded = load_corpus(store, embedder, docs, chunk_tokens=settings.chunk_tokens,
+                             chunk_overlap=settings.chunk_overlap)
+        say(f"loaded {loaded.documents} passages")
+        distill_eval_layers(store, embedder, llm, loaded.written)
+        for method in methods:
+            reason = method_unavailable(store, method)
+            if reason is not None:
+                report.unavailable[method] = reason
+                continue
+            retriever = make_retriever(method, store, embedder, llm=llm)
+
+            def run(question: str, retriever: Retriever = retriever) -> object:
+                return retriever.retrieve(question, k=k)
+
+            report.results[method] = _time(run, texts, warmup)
+            say(f"{method}: {report.results[method]}")
+    return report

@@ -1,0 +1,122 @@
+"""``strata retrieve``, ``strata eval retrieval`` and ``strata bench query``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.table import Table
+
+from kg.app.cli.app import app, bench_app, console, emit_json, eval_app, settings_of, write_json
+from kg.app.client import Strata
+from kg.embeddings import Embedder, make_embedder
+from kg.llm import LLM, make_llm
+from kg.retrieval import METHODS
+from kg.settings import Settings
+
+
+def _write(data: dict[str, object], out: Path | None) -> None:
+    if out is None or str(out) == "-":
+        emit_json(data)
+    else:
+        write_json(out, data)
+        console.print(f"wrote {out}", highlight=False)
+
+
+def _ks(text: str) -> list[int]:
+    try:
+        ks = sorted({int(part) for part in text.split(",") if part.strip()})
+    except ValueError as exc:
+        raise typer.BadParameter(f"--k expects numbers like 2,5,10, got {text!r}") from exc
+    if not ks or ks[0] < 1:
+        raise typer.BadParameter("--k needs positive numbers")
+    return ks
+
+
+@app.command("retrieve")
+def retrieve(
+    ctx: typer.Context,
+    question: str = typer.Argument(..., help="The question or query text."),
+    method: str = typer.Option("strata", "--method", help=f"One of: {', '.join(METHODS)}."),
+    k: int = typer.Option(5, "--k", min=1, help="How many chunks."),
+    document: list[str] = typer.Option([], "--document", help="Only these document ids (repeatable)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the hits as JSON."),
+) -> None:
+    """Retrieve chunks for a question and explain each hit (which path, atom, fact or entity found it)."""
+    from kg.retrieval import RetrievalFilter
+
+    if method not in METHODS:
+        raise typer.BadParameter(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
+    where = RetrievalFilter(document_ids=list(document)) if document else None
+    with Strata.connect(settings_of(ctx)) as kb:
+        hits = kb.retrieve(question, method=method, k=k, where=where)
+    if json_out:
+        emit_json([h.model_dump(mode="json") for h in hits])
+        return
+    table = Table("#", "score", "title", "page", "chars", "why", "text", title=f"strata retrieve ({method})")
+    for n, hit in enumerate(hits, start=1):
+        table.add_row(str(n), f"{hit.score:.4f}", hit.title[:40], str(hit.page or ""),
+                      f"{hit.char_start}-{hit.char_end}", hit.explain()[:80], hit.text[:120].replace("\n", " "))
+    console.print(table)
+
+
+def _models(settings: Settings) -> tuple[Embedder, LLM]:
+    return (make_embedder(settings.embedder, cache_dir=settings.cache_dir),
+            make_llm(settings.llm, cache_dir=settings.cache_dir))
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    ctx: typer.Context,
+    dataset: Path = typer.Option(..., "--dataset", exists=True, dir_okay=False,
+                                 help="Questions: HotpotQA/2Wiki JSON or MuSiQue JSON/JSONL."),
+    corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
+                                help="Passage corpus (default: the union of the questions' paragraphs)."),
+    ks: str = typer.Option("2,5,10", "--k", help="Cut-offs for recall, comma-separated."),
+    methods: str = typer.Option(None, "--methods", help="Comma-separated methods (default: all, with bm25, dense)."),
+    limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
+    kb: str = typer.Option(None, "--kb", help="Keep the evaluation graph in a named server between runs."),
+    out: Path = typer.Option(None, "--json", help="Write the JSON report here ('-' or omitted: stdout)."),
+) -> None:
+    """Passage recall@k, supporting-sentence P/R/F1 and ms/query for every retrieval method and baseline,
+    in a throwaway Neo4j (never your knowledge base)."""
+    from kg.app.evaluation.retrieval import BASELINES, DEFAULT_METHODS, RetrievalEvalConfig, run_retrieval_eval
+
+    chosen = [m.strip() for m in methods.split(",") if m.strip()] if methods else list(DEFAULT_METHODS)
+    unknown = [m for m in chosen if m not in (*BASELINES, *METHODS)]
+    if unknown:
+        raise typer.BadParameter(f"unknown methods {unknown}; choose from {', '.join((*BASELINES, *METHODS))}")
+    settings = settings_of(ctx)
+    embedder, llm = _models(settings)
+    config = RetrievalEvalConfig(dataset=dataset, corpus=corpus, ks=_ks(ks), methods=chosen, limit=limit, kb=kb)
+    report = run_retrieval_eval(config, settings, embedder, llm,
+                                progress=lambda msg: console.print(msg, highlight=False))
+    _write(report.to_json(), out)
+    table = Table("method", *[f"R@{k}" for k in config.ks], "SP F1", "ms/q", title="strata eval retrieval")
+
+    def cell(value: float | None) -> str:  # None: nothing to score (no gold passages or sentences)
+        return "" if value is None else f"{value:.3f}"
+
+    for name, scores in report.results.items():
+        table.add_row(name, *[cell(scores[f"recall@{k}"]) for k in config.ks], cell(scores["sp_f1"]),
+                      f"{scores['ms_per_query']:.1f}")
+    console.print(table)
+
+
+@bench_app.command("query")
+def bench_query(
+    ctx: typer.Context,
+    passages: int = typer.Option(10_000, "--passages", min=10, help="Number of passages."),
+    corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
+                                help="Use this QA corpus's passages instead of generated ones."),
+    queries: int = typer.Option(100, "--queries", min=5, help="Timed queries per method."),
+    out: Path = typer.Option(None, "--json", help="Write the JSON report here ('-' or omitted: stdout)."),
+) -> None:
+    """p50/p95 ms per query for each retrieval method, and exact numpy top-k over the same vectors."""
+    from kg.app.bench.query import run_query_bench
+
+    settings = settings_of(ctx)
+    embedder, llm = _models(settings)
+    report = run_query_bench(settings, embedder, llm, passages=passages, corpus=corpus, queries=queries,
+                             progress=lambda msg: console.print(msg, highlight=False))
+    _write(report.to_json(), out)

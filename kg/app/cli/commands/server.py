@@ -1,0 +1,96 @@
+"""``strata neo4j start|stop|status``."""
+
+from __future__ import annotations
+
+import typer
+
+from kg.app.cli.app import console, emit_json, neo4j_app, settings_of
+from kg.errors import Neo4jError
+from kg.provisioning import NEO4J_VERSION, docker_server, ensure_endpoint, local_server, recorded_server_kind
+from kg.store.neo4j_store import GraphStore
+from kg.store.schema import schema_status
+
+
+@neo4j_app.command("start")
+def start(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Start Neo4j (downloading its jars once), or find the one already running."""
+    settings = settings_of(ctx)
+    server = local_server(settings)
+    if settings.neo4j is None and recorded_server_kind(settings) != "docker" and not server.jars_installed():
+        console.print(f"Downloading Neo4j {NEO4J_VERSION} jars from Maven Central (once)...")
+    endpoint = ensure_endpoint(settings)
+    data = {"kind": endpoint.kind, "bolt_uri": endpoint.uri, "browser_url": endpoint.browser_url,
+            "user": endpoint.user, "started": endpoint.started,
+            "password_file": str(server.password_file) if endpoint.kind != "remote" else None}
+    if json_out:
+        emit_json(data)
+        return
+    verb = "Started" if endpoint.started else "Already running:"
+    console.print(f"{verb} Neo4j ({endpoint.kind}) at [bold]{endpoint.uri}[/]")
+    if endpoint.browser_url:
+        bolt = f"bolt://localhost:{server.settings.bolt_port}"
+        console.print(f"Browser: [bold]{endpoint.browser_url}[/]  (connect URL {bolt})")
+        console.print(f"User: {endpoint.user}   Password: in {server.password_file} "
+                      f"(cat it, or set STRATA_NEO4J_PASSWORD for a server of your own)")
+
+
+@neo4j_app.command("stop")
+def stop(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Stop this knowledge base's Neo4j cleanly, local or Docker, whichever it was started as (data is kept)."""
+    settings = settings_of(ctx)
+    kind = recorded_server_kind(settings) or "local"
+    stopped = docker_server(settings).stop() if kind == "docker" else local_server(settings).stop()
+    if json_out:
+        emit_json({"kind": kind, "stopped": stopped})
+    else:
+        console.print("Stopped." if stopped else "Neo4j was not running.")
+
+
+@neo4j_app.command("status")
+def status(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
+    """Server version, addresses, data folder, and whether Strata's schema is installed."""
+    settings = settings_of(ctx)
+    server = local_server(settings)
+    data: dict[str, object]
+    if settings.neo4j is not None:
+        uri, user, password = settings.neo4j.uri, settings.neo4j.user, settings.neo4j.password.get_secret_value()
+        data = {"kind": "remote", "bolt_uri": uri, "http_url": None, "data_dir": None}
+    elif recorded_server_kind(settings) == "docker":
+        docker = docker_server(settings)
+        uri, user, password = server.bolt_uri, "neo4j", server.password()
+        data = {"kind": "docker", "project": docker.project, "container": docker.project, "bolt_uri": uri,
+                "http_url": server.http_url, "browser_url": f"{server.http_url}/browser/",
+                "data_dir": f"docker volume {docker.volume}"}
+        if not docker.running():
+            data.update(running=False, version=None, schema_installed=None)
+            _show(data, json_out)
+            raise typer.Exit(1)
+    else:
+        pid = server.running_pid()
+        uri, user = server.bolt_uri, "neo4j"
+        password = server.password() if server.password_file.exists() else ""
+        data = {"kind": "local", "running": pid is not None, "pid": pid, "bolt_uri": uri,
+                "http_url": server.http_url, "browser_url": f"{server.http_url}/browser/",
+                "data_dir": str(server.data_dir), "jars": str(server.lib_dir)}
+        if pid is None:
+            data.update(version=None, schema_installed=None)
+            _show(data, json_out)
+            raise typer.Exit(1)
+    try:
+        with GraphStore.connect(uri, user, password, settings.neo4j.database if settings.neo4j else None) as store:
+            schema = schema_status(store)
+            data.update(running=True, version=store.server_version(), schema_installed=schema.installed,
+                        embedder=schema.embedder, dimensions=schema.dimensions)
+    except Neo4jError as exc:
+        data.update(running=False, error=str(exc))
+        _show(data, json_out)
+        raise typer.Exit(1) from exc
+    _show(data, json_out)
+
+
+def _show(data: dict[str, object], json_out: bool) -> None:
+    if json_out:
+        emit_json(data)
+    else:
+        for key, value in data.items():
+            console.print(f"{key:>17}: {value}", highlight=False)

@@ -1,5 +1,0 @@
-"""Each module registers its commands on :data:`kg.cli.app.app` when imported."""
-
-from kg.cli.commands import ask, bench, bench_ingest, distill, knowledge, llm, mcp, retrieve, server, surfaces
-
-__all__ = ["ask", "bench", "bench_ingest", "distill", "knowledge", "llm", "mcp", "retrieve", "server", "surfaces"]

@@ -1,0 +1,1 @@
+"""The corpus layer: sections, chunks, tables and figures; enhanced chunking; the ingest pipeline."""

@@ -1,0 +1,453 @@
+"""Writes the information-resource and corpus layers: documents, sections, chunks, tables, figures.
+
+Documents are written in groups with ``UNWIND`` batches, one transaction per group, so a corpus of
+10,000 small passages costs a few dozen transactions instead of 10,000. A group commits whole or not at
+all; if it fails, its documents are retried one by one so a bad document fails alone and never leaves
+half of itself behind. Re-loading an unchanged document (same sha256) is a no-op; a changed one has its
+old subgraph, and everything derived only from it, replaced in the same transaction. Groups commit one
+after the other on one session, and the next group's rows are built while the previous one is at the
+server (:meth:`DocumentWriter.write_many`).
+
+The chunk and title full-text indexes are eventually consistent (their updates leave the write
+transaction), so every public write and delete returns only once those indexes hold what it committed:
+a query after a load or a delete sees exactly the committed corpus.
+"""
+
+from __future__ import annotations
+
+import bisect
+import hashlib
+import itertools
+import posixpath
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+from neo4j import RoutingControl
+
+import cypher
+from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
+from kg.layers.resource.references import mention_keys
+from kg.store.lucene import name_query
+from kg.store.neo4j_store import GraphStore, Transaction
+from loaders.models import Chunk, Sentence, SourceDocument
+
+__all__ = [
+    "GROUP_CHUNKS", "LOADED_BY_ANOTHER_RUN", "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
+    "await_fulltext", "chunk_id", "delete_documents", "document_groups", "document_id", "naive_write", "section_id",
+]
+
+# Labels whose nodes belong to exactly one document (they carry document_id).
+OWNED_LABELS = ("Atom", "Fact", "Row", "FactItem", "Route", "Topic", "Figure", "Table", "Chunk", "Section")
+# Shared labels, deleted only when nothing links to them any more.
+SHARED_LABELS = ("Entity", "Tag")
+FUSION_LABELS = ("SuperTopic", "SuperFact")
+
+# Chunks per write transaction: large enough that a corpus of small passages costs few commits, small
+# enough that the next group's rows are built while this one is at the server.
+GROUP_CHUNKS = 2000
+WriteStatus = Literal["loaded", "unchanged", "replaced", "failed"]
+_EXTENSIONS = r"\.(?:pdf|md|markdown|html?|docx|txt|csv|tsv|xlsx)\b"
+_FILE_NAME = re.compile(r"\b[\w\-]+" + _EXTENSIONS, re.IGNORECASE)
+_EXTENSION = re.compile(_EXTENSIONS, re.IGNORECASE)  # searched first: ten times faster, and rarely found
+
+
+def document_id(source: str) -> str:
+    """Stable across versions of a file: derived from where it comes from, not from its content."""
+    return "doc_" + hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
+
+
+def section_id(doc_id: str, key: str) -> str:
+    return f"{doc_id}:s{key}"
+
+
+def chunk_id(doc_id: str, order: int, text: str) -> str:
+    return f"{doc_id}:c{order}:{hashlib.sha1(text.encode('utf-8')).hexdigest()[:10]}"
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+@dataclass
+class PreparedDocument:
+    """A parsed document with its chunks and (optionally) their embeddings, ready to write."""
+
+    id: str
+    source: SourceDocument
+    chunks: list[Chunk]
+    embeddings: npt.NDArray[np.float32] | None = None
+
+
+@dataclass
+class WriteOutcome:
+    document_id: str
+    status: WriteStatus
+    sections: int = 0
+    chunks: int = 0
+    tables: int = 0
+    figures: int = 0
+    error: str | None = None
+    note: str | None = None
+
+
+# The outcome of a document another run wrote between this run's check and its commit (see ConflictError).
+LOADED_BY_ANOTHER_RUN = "loaded by another run: it was already stored, with this content, when this run wrote it"
+
+
+@dataclass
+class _Rows:
+    """What the writer sends. ``documents`` are ``graph/create_corpus`` rows, one per document: ``{id,
+    props, embedding, sections, chunks}``, where a section row is ``{id, parent, props, embedding}`` and a
+    chunk row ``{id, section, props, embedding}``, ``parent`` and ``section`` being positions in the
+    document's row (-1: the document itself; null: unknown, so the statement fails instead of writing an
+    orphan). :func:`_flat` turns one into the rows of the one-label statements."""
+
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    tables: list[dict[str, Any]] = field(default_factory=list)
+    figures: list[dict[str, Any]] = field(default_factory=list)
+    references: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class _FlatRows:
+    """One or more documents' rows for the one-label statements: documents ``{id, props, embedding}``,
+    sections ``{id, parent_id, props, embedding}``, chunks ``{id, section_id, props, embedding}``."""
+
+    documents: list[dict[str, Any]] = field(default_factory=list)
+    sections: list[dict[str, Any]] = field(default_factory=list)
+    chunks: list[dict[str, Any]] = field(default_factory=list)
+    next_links: list[dict[str, str]] = field(default_factory=list)
+
+
+def _flat(documents: Sequence[dict[str, Any]]) -> _FlatRows:
+    flat = _FlatRows()
+    for row in documents:
+        # A position in the row -> the id it stands for (-1: the document; an unknown position: None).
+        at: dict[int, str] = {-1: row["id"], **{i: s["id"] for i, s in enumerate(row["sections"])}}
+        flat.documents.append({"id": row["id"], "props": row["props"], "embedding": row["embedding"]})
+        flat.sections += [{"id": s["id"], "parent_id": at.get(s["parent"]), "props": s["props"],
+                           "embedding": s["embedding"]} for s in row["sections"]]
+        chunks = row["chunks"]
+        flat.chunks += [{"id": c["id"], "section_id": at.get(c["section"]), "props": c["props"],
+                         "embedding": c["embedding"]} for c in chunks]
+        flat.next_links += [{"a": a["id"], "b": b["id"]} for a, b in itertools.pairwise(chunks)]
+    return flat
+
+
+@dataclass
+class _GroupRows:
+    """A group's rows, built before its transaction opens. A document of at most ``batch_size`` chunks is
+    one row of ``graph/create_corpus`` (many per statement); a larger one is written label by label
+    (``large``) in statements of ``batch_size`` rows, so no statement carries a whole large document."""
+
+    corpus: list[dict[str, Any]]
+    large: _FlatRows
+    tables: list[dict[str, Any]]
+    figures: list[dict[str, Any]]
+    references: list[dict[str, Any]]
+    expected: int  # the nodes the corpus statements must create
+
+    @classmethod
+    def build(cls, docs: Sequence[PreparedDocument], batch_size: int) -> _GroupRows:
+        rows = _rows(docs)
+        return cls(
+            corpus=[r for r in rows.documents if len(r["chunks"]) <= batch_size],
+            large=_flat([r for r in rows.documents if len(r["chunks"]) > batch_size]),
+            tables=rows.tables, figures=rows.figures, references=rows.references,
+            expected=sum(1 + len(r["sections"]) + len(r["chunks"]) for r in rows.documents),
+        )
+
+
+@dataclass
+class _Planned:
+    """A group ready for its transaction: the documents (for outcomes in order), their stored hashes, the
+    ones to write and their rows (None when every document is unchanged)."""
+
+    docs: Sequence[PreparedDocument]
+    known: dict[str, str]
+    todo: list[PreparedDocument]
+    rows: _GroupRows | None
+
+
+def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
+    """Unit-length mean chunk vectors per section (key) and for the whole document (None): the
+    coarse granularities of multi-granularity retrieval, when no LLM summary is embedded."""
+    if prepared.embeddings is None or not prepared.chunks:
+        return {}
+    groups: dict[str | None, list[int]] = {None: list(range(len(prepared.chunks)))}
+    for i, chunk in enumerate(prepared.chunks):
+        groups.setdefault(chunk.section_key, []).append(i)
+    out: dict[str | None, list[float]] = {}
+    for key, idx in groups.items():
+        mean = prepared.embeddings[idx].mean(axis=0)
+        norm = float(np.linalg.norm(mean))
+        if norm > 0:
+            out[key] = (mean / norm).tolist()
+    return out
+
+
+def _covered(chunks: Sequence[Chunk], sentences: Sequence[Sentence]) -> list[list[int]]:
+    """For each chunk, the indices of the sentences wholly inside it (retrieval is scored on supporting
+    sentences); by binary search over the sentence starts, so a long document is not chunks x sentences."""
+    order = sorted(range(len(sentences)), key=lambda n: sentences[n].char_start)
+    starts = [sentences[n].char_start for n in order]
+    out = []
+    for chunk in chunks:
+        first = bisect.bisect_left(starts, chunk.char_start)
+        last = bisect.bisect_left(starts, chunk.char_end, lo=first)
+        out.append(sorted(n for n in order[first:last] if sentences[n].char_end <= chunk.char_end))
+    return out
+
+
+def _file_name(path: str) -> str:
+    """The last component of a path or URL, without its fragment, as link targets name it."""
+    return _key(posixpath.basename(path.split("#")[0].rstrip("/")))
+
+
+def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
+    rows = _Rows()
+    for prepared in docs:
+        doc, did = prepared.source, prepared.id
+        source_name = _file_name(doc.source)
+        targets = {_file_name(link.target) for link in doc.links if link.target}
+        targets |= {_key(link.text) for link in doc.links if link.text}
+        head = doc.text[:200_000]
+        if _EXTENSION.search(head):
+            targets |= {_key(name) for name in _FILE_NAME.findall(head)}
+        targets -= {"", source_name}
+        mention = mention_keys(doc.title)
+        centroids = _centroids(prepared)
+        sections = sorted(doc.sections, key=lambda s: (s.level, s.order))
+        position = {s.key: i for i, s in enumerate(sections)}
+        section_rows = [{
+            "id": section_id(did, s.key), "parent": -1 if s.parent_key is None else position.get(s.parent_key),
+            "embedding": centroids.get(s.key),
+            "props": {"document_id": did, "title": s.title, "level": s.level, "order": s.order, "key": s.key,
+                      "page": s.page},
+        } for s in sections]
+        embeddings = prepared.embeddings
+        covered = _covered(prepared.chunks, doc.sentences)
+        chunk_rows = [{
+            "id": chunk.id, "section": position.get(chunk.section_key),
+            "embedding": None if embeddings is None else embeddings[i],  # a list once sent: _on_wire
+            "props": {
+                "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
+                "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
+                "tokens": chunk.tokens, "summary": chunk.summary, "title": doc.title, "sentences": covered[i],
+                "name_terms": name_query(chunk.text),
+            },
+        } for i, chunk in enumerate(prepared.chunks)]
+        rows.documents.append({"id": did, "embedding": centroids.get(None), "sections": section_rows,
+                               "chunks": chunk_rows, "props": {
+            "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
+            "sha256": doc.sha256, "format": doc.format,
+            "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
+            "language": doc.language, "source_name": source_name,
+            "title_key": _key(doc.title), "link_targets": sorted(targets),
+            "mention_query": mention.query if mention else None,
+            "mention_pattern": mention.pattern if mention else None,
+        }})
+        if targets:
+            rows.references.append({"id": did, "targets": sorted(targets)})
+        by_ref = {c.ref_key: c.id for c in prepared.chunks if c.ref_key}
+        for table in doc.tables:
+            rows.tables.append({
+                "id": f"{did}:t{table.key}", "section_id": section_id(did, table.section_key), "document_id": did,
+                "caption": table.caption, "page": table.page, "header": table.header, "n_rows": len(table.rows),
+                "n_cols": len(table.header), "markdown": table.markdown, "csv": table.csv,
+                "char_start": table.char_start, "char_end": table.char_end, "chunk_id": by_ref.get(table.key),
+            })
+        for figure in doc.figures:
+            rows.figures.append({
+                "id": f"{did}:f{figure.key}", "section_id": section_id(did, figure.section_key),
+                "document_id": did, "caption": figure.caption, "page": figure.page,
+                "char_start": figure.char_start, "char_end": figure.char_end,
+                "chunk_id": by_ref.get(figure.key),
+            })
+    return rows
+
+
+def _listed(vector: Any) -> Any:
+    # The driver packs a numpy row element by element, about five times slower than a list (measured).
+    return vector.tolist() if isinstance(vector, np.ndarray) else vector
+
+
+def _on_wire(row: dict[str, Any]) -> dict[str, Any]:
+    """A row with its vectors made lists as its batch is sent, so a large document's vectors are never all
+    held as Python floats at once (for 75,000 chunks of 256 dimensions that was 0.4 GB)."""
+    out = {**row, "embedding": _listed(row.get("embedding"))}
+    if "chunks" in row:
+        out["chunks"] = [c if c["embedding"] is None else {**c, "embedding": _listed(c["embedding"])}
+                         for c in row["chunks"]]
+    return out
+
+
+def _delete_in(tx: Transaction, ids: list[str]) -> None:
+    shared = tx.run("graph/shared_candidates", ids=ids)[0]["ids"] if ids else []
+    for label in OWNED_LABELS:
+        tx.run_template("graph/delete_owned", label=label, ids=ids)
+    tx.run("graph/delete_documents", ids=ids)
+    for label in SHARED_LABELS:
+        tx.run_template("graph/delete_orphans", label=label, ids=shared)
+    tx.run("graph/refresh_aliases", ids=shared)
+    for label in FUSION_LABELS:
+        tx.run_template("graph/delete_empty_fusion", label=label)
+
+
+def delete_documents(store: GraphStore, ids: list[str]) -> None:
+    """Remove documents and everything derived only from them, in one transaction."""
+    store.atomic(lambda tx: _delete_in(tx, ids))
+    await_fulltext(store)
+
+
+def await_fulltext(store: GraphStore) -> None:
+    """Block until the eventually consistent full-text indexes have applied every committed write."""
+    store.write("meta/await_fulltext")
+
+
+def document_groups(docs: Iterable[PreparedDocument],
+                    group_chunks: int = GROUP_CHUNKS) -> Iterator[list[PreparedDocument]]:
+    """Consecutive documents in groups of about ``group_chunks`` chunks (a group closes once it reaches
+    that many), the unit :meth:`DocumentWriter.write_many` commits."""
+    group: list[PreparedDocument] = []
+    size = 0
+    for doc in docs:
+        group.append(doc)
+        size += len(doc.chunks)
+        if size >= group_chunks:
+            yield group
+            group, size = [], 0
+    if group:
+        yield group
+
+
+class DocumentWriter:
+    """Batched writer of prepared documents (see the module docstring)."""
+
+    def __init__(self, store: GraphStore, *, batch_size: int = 1000) -> None:
+        self.store = store
+        self.batch_size = batch_size
+
+    def states(self, ids: list[str]) -> dict[str, str]:
+        return {r["id"]: r["sha256"] for r in self.store.read("graph/document_states", ids=ids)}
+
+    def write(self, docs: Sequence[PreparedDocument]) -> list[WriteOutcome]:
+        """Write a group of documents in one transaction; returns one outcome per document, in order."""
+        return self.write_many([docs])
+
+    def write_many(self, groups: Iterable[Sequence[PreparedDocument]]) -> list[WriteOutcome]:
+        """Write groups, each in one transaction (with the per-document retry of :meth:`_commit`), one after
+        the other on one session. While a group is at the server, the next is taken from ``groups`` (a
+        generator may embed it only then) and its rows are built, so the client's work overlaps the
+        server's. Groups must not share a document. Outcomes come back in input order; a group that fails
+        stops the writing, and its error is raised."""
+        outcomes: list[WriteOutcome] = []
+        with ThreadPoolExecutor(max_workers=1) as session:
+            at_server: Future[list[WriteOutcome]] | None = None
+            for group in groups:
+                planned = self._plan(group)
+                if at_server is not None:
+                    outcomes += at_server.result()
+                at_server = session.submit(self._commit, planned)
+            if at_server is not None:
+                outcomes += at_server.result()
+        await_fulltext(self.store)
+        return outcomes
+
+    def _plan(self, docs: Sequence[PreparedDocument]) -> _Planned:
+        known = self.states([d.id for d in docs])
+        todo = [d for d in docs if known.get(d.id) != d.source.sha256]
+        return _Planned(docs, known, todo, _GroupRows.build(todo, self.batch_size) if todo else None)
+
+    def _commit(self, planned: _Planned) -> list[WriteOutcome]:
+        docs, known, todo = planned.docs, planned.known, planned.todo
+        outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if known.get(d.id) == d.source.sha256}
+        if planned.rows is not None:
+            try:
+                outcomes.update(self._write_or_settle(todo, planned.rows, known))
+            except Neo4jUnavailable:
+                raise
+            except Neo4jError:
+                if len(todo) == 1:
+                    raise
+                for doc in todo:  # isolate the failing document; the others still load
+                    try:
+                        outcomes.update(self._write_or_settle([doc], _GroupRows.build([doc], self.batch_size),
+                                                              known))
+                    except Neo4jUnavailable:
+                        raise
+                    except Neo4jError as exc:
+                        outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
+        return [outcomes[d.id] for d in docs]
+
+    def _write_or_settle(self, docs: list[PreparedDocument], rows: _GroupRows,
+                         known: dict[str, str]) -> dict[str, WriteOutcome]:
+        """One transaction; if it met a document another transaction stored first (two loads of the same
+        files at once, or this run's own commit confirmed only after a retry), nothing of it was written:
+        what is now stored with the same content is ``unchanged`` (:data:`LOADED_BY_ANOTHER_RUN`), the rest is
+        written once more against what is stored now."""
+        try:
+            return self._write_group(docs, rows, known)
+        except ConflictError:
+            now = self.states([d.id for d in docs])
+            settled = {d.id: WriteOutcome(d.id, "unchanged", note=LOADED_BY_ANOTHER_RUN)
+                       for d in docs if now.get(d.id) == d.source.sha256}
+            rest = [d for d in docs if d.id not in settled]
+            if rest:
+                settled.update(self._write_group(rest, _GroupRows.build(rest, self.batch_size), now))
+            return settled
+
+    def _write_group(self, docs: list[PreparedDocument], rows: _GroupRows,
+                     known: dict[str, str]) -> dict[str, WriteOutcome]:
+        """One transaction."""
+        size = self.batch_size
+        large = rows.large
+        replaced = [d.id for d in docs if d.id in known]
+
+        def work(tx: Transaction) -> None:
+            if replaced:
+                _delete_in(tx, replaced)
+            created = tx.run_batches("graph/create_corpus", rows.corpus, batch_size=size, encode=_on_wire)
+            for name, items in (("graph/create_documents", large.documents), ("graph/create_sections", large.sections),
+                                ("graph/create_chunks", large.chunks)):
+                created += tx.run_batches(name, items, batch_size=size, encode=_on_wire)
+            if created != rows.expected:  # never commit half a document
+                raise Neo4jError(
+                    f"the corpus statements created {created} of {rows.expected} nodes; nothing was written")
+            tx.run_batches("graph/link_sections", large.sections, batch_size=size)
+            tx.run_batches("graph/link_next", large.next_links, batch_size=size)
+            for name, items in (("graph/create_tables", rows.tables), ("graph/create_figures", rows.figures)):
+                made = tx.run_batches(name, items, batch_size=size)
+                if made != len(items):  # a row whose parent was not matched
+                    raise Neo4jError(f"{name} created {made} of {len(items)} nodes; nothing was written")
+            tx.run_batches("graph/link_references", rows.references, batch_size=size)
+
+        self.store.atomic(work)
+        return {
+            d.id: WriteOutcome(
+                d.id, "replaced" if d.id in known else "loaded", sections=len(d.source.sections),
+                chunks=len(d.chunks), tables=len(d.source.tables), figures=len(d.source.figures),
+            )
+            for d in docs
+        }
+
+
+def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
+    """One statement per row, the way naive loaders write; kept only as the benchmark's baseline."""
+    rows = _flat(_rows(docs).documents)
+    count = 0
+    for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
+                        ("graph/link_sections", rows.sections), ("graph/create_chunks", rows.chunks),
+                        ("graph/link_next", rows.next_links)):
+        text = cypher.load(name)
+        for item in items:
+            store.query(text, routing=RoutingControl.WRITE, rows=[_on_wire(item) if "props" in item else item])
+            count += 1
+    await_fulltext(store)
+    return count
+

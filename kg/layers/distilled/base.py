@@ -1,0 +1,155 @@
+"""What every layer shares: the run context, the built-but-unwritten batch, the atomic batch write, and
+concurrent LLM calls that turn bad output into a per-chunk failure instead of a half-written chunk.
+
+A layer builds a batch (LLM calls, embeddings, resolution: everything that can fail) before anything is
+written; :meth:`Layer.write` then clears what an earlier run left for those chunks, writes the new nodes
+and marks the chunks done, all in one transaction. A chunk is therefore either fully distilled for a
+layer (and marked) or untouched, and a re-run skips marked chunks: the job resumes without duplicates.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from kg.embeddings import Embedder
+from kg.errors import BudgetExceededError, LLMError, LLMUnavailableError
+from kg.layers.distilled.models import ChunkFailure, ChunkRecord, DistillConfig, LayerName
+from kg.llm import LLM, load_prompt
+from kg.shared.text import detect_language
+from kg.store.neo4j_store import GraphStore, Transaction
+
+__all__ = ["Built", "Context", "LLMOutcome", "Layer", "short_hash"]
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def short_hash(*parts: str, n: int = 12) -> str:
+    return hashlib.sha1("\x1f".join(parts).encode("utf-8")).hexdigest()[:n]
+
+
+@dataclass
+class Context:
+    """The injected services of one distillation job."""
+
+    store: GraphStore
+    embedder: Embedder
+    llm: LLM
+    config: DistillConfig
+
+    @property
+    def offline(self) -> bool:
+        return self.llm.offline
+
+
+@dataclass
+class LLMOutcome:
+    """The results of a group of calls, in order (None where a call failed), and the time they took."""
+
+    results: list[Any]
+    errors: dict[int, LLMError] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def fatal(self) -> LLMError | None:
+        """An error that will fail every later call too (endpoint down, budget spent): stop the job."""
+        return next((e for e in self.errors.values() if isinstance(e, (LLMUnavailableError, BudgetExceededError))),
+                    None)
+
+
+def call_many(ctx: Context, task: str, schema: type[T], fields: Sequence[dict[str, str]],
+              **overrides: Any) -> LLMOutcome:
+    """Run one task over many inputs with ``llm_concurrency`` calls in flight (the client bounds the
+    endpoint's concurrency too); each input's prompt is in its detected language."""
+
+    def one(values: dict[str, str]) -> T:
+        chosen = load_prompt(task, detect_language(" ".join(values.values())))
+        return ctx.llm.complete_structured(task, chosen.messages(**values), schema,
+                                           prompt_version=chosen.version, **overrides)
+
+    started = time.perf_counter()
+    outcome = LLMOutcome([None] * len(fields))
+    with ThreadPoolExecutor(max_workers=max(1, ctx.config.llm_concurrency)) as pool:
+        futures = [pool.submit(one, f) for f in fields]
+        for i, future in enumerate(futures):
+            try:
+                outcome.results[i] = future.result()
+            except LLMError as exc:
+                outcome.errors[i] = exc
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+@dataclass
+class Built:
+    """A batch ready to write: rows per named query, the chunks it completes, and what failed."""
+
+    done: list[str] = field(default_factory=list)
+    rows: list[tuple[str, list[dict[str, Any]]]] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    failed: list[ChunkFailure] = field(default_factory=list)
+    llm_seconds: float = 0.0
+    fatal: LLMError | None = None
+
+    def fail(self, layer: str, ids: Sequence[str], error: Exception) -> None:
+        message = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
+        self.failed.extend(ChunkFailure(layer=layer, id=i, error=message) for i in ids)
+
+    def absorb(self, outcome: LLMOutcome) -> None:
+        self.llm_seconds += outcome.seconds
+        self.fatal = self.fatal or outcome.fatal
+
+
+class Layer(ABC):
+    """One distilled layer. ``clear`` names queries taking ``$ids`` (chunk ids, or document ids when
+    ``by_document``) that remove what an earlier run wrote; ``stale`` names layers whose output depends
+    on this one and must run again on the chunks it rewrites."""
+
+    name: LayerName
+    clear: tuple[str, ...] = ()
+    stale: tuple[str, ...] = ()
+    by_document: bool = False
+    # True when a batch's build reads nothing earlier batches of the same run write, so the job may build
+    # the next batch while the previous one commits.
+    independent_batches: bool = False
+    # The LLM tasks the layer runs about once per chunk: what `strata load --estimate` counts for it.
+    llm_tasks: tuple[str, ...] = ()
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    @property
+    def method(self) -> str:
+        return "offline" if self.ctx.offline else "llm"
+
+    def prepare(self, chunks: Sequence[ChunkRecord]) -> None:  # noqa: B027 - optional hook
+        """Run-level work before the first batch (e.g. tag classes, corpus statistics)."""
+
+    @abstractmethod
+    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+        """Everything that can fail, for whole chunks (whole documents when ``by_document``)."""
+
+    def write(self, tx: Transaction, built: Built, batch: Sequence[ChunkRecord]) -> None:
+        """Clear, write and mark in the caller's transaction (retried whole by the driver)."""
+        done = set(built.done)
+        docs = sorted({c.document_id for c in batch if c.id in done})
+        for name in self.clear:
+            tx.run(name, ids=docs if self.by_document else built.done)
+        for name, rows in built.rows:
+            tx.run_batches(name, rows, batch_size=2000)
+        tx.run("distill/mark_chunks", ids=built.done, layer=self.name, stale=list(self.stale))
+
+    def finish(self) -> dict[str, int]:
+        """Work once the run's batches have committed (cross-document fusion, including what an earlier
+        run left pending); returns extra counts. It runs even when no chunk was pending."""
+        return {}
+
+
+Progress = Callable[[str, int, int], None]

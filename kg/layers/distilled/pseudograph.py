@@ -1,0 +1,273 @@
+"""The PG-RAG pseudo-graph: verified fact-check items per document, organised by a mind map
+(topic -> routes -> facts), and fused across documents through super-nodes.
+
+Per chunk, the ``fact_items`` task rewrites the text as standalone fact items; each item is verified
+against its chunk with ROUGE-L precision (``fact_rouge``) and the cosine to the best-matching sentence
+(``fact_similarity``). When items fail, the chunk is asked again (at most ``fact_regenerations`` times,
+at a higher temperature so the cache does not replay the same answer); items that still fail are
+dropped and counted. The ``mind_map`` task then organises a document's items into a topic tree, and
+each item hangs under the leaf route whose path text is nearest to it. Offline, items are the chunk's
+own statements (verbatim, so trivially verified), the topic is the document title and the routes are
+the chunk's section path.
+
+Every topic, route and item carries its path text (topic > route > ... > fact) and is embedded on it, and
+links with ``ITEM_OF`` to the chunks it came from: an item to its chunk, a route to its items' chunks, the
+topic to all of its document's chunks. A document's mind map is written in one transaction, so the layer's
+unit of work is the document.
+
+Fusion: topics and items are written with ``fusion_pending``; once the run's batches have committed, every
+pending node is fused with similar ones of other documents through the vector indexes
+(``(:SuperTopic)-[:SIMILAR]->(:Topic)`` above ``topic_fusion``, 0.92, and ``(:SuperFact)-[:SIMILAR]->
+(:FactItem)`` above ``fact_fusion``, 0.98, cosines) and loses the flag in the transaction that writes its
+links. Fusion that fails or is interrupted is therefore retried by the next run of this layer, even when no
+chunk is pending any more.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import cypher
+from kg.layers.distilled.base import Built, Layer, call_many, short_hash
+from kg.layers.distilled.models import ChunkRecord
+from kg.layers.distilled.text import rouge_l, sentences, statements, text_key
+from kg.llm import FactItems, MindMap, MindMapNode
+from kg.store.neo4j_store import GraphStore, Transaction
+
+__all__ = ["PseudoGraphLayer", "fuse"]
+
+_ROUTE_SEP = " > "
+# Pending nodes fused per transaction: bounds a resumed run's transactions, not the groups (a later slice
+# reuses the fusion nodes an earlier one wrote).
+_FUSION_SLICE = 1000
+
+
+@dataclass(frozen=True)
+class _Item:
+    chunk: ChunkRecord
+    text: str
+    rouge: float
+    similarity: float
+
+
+def _leaf_paths(nodes: Sequence[MindMapNode], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for node in nodes:
+        label = node.label.strip()
+        if not label:
+            continue
+        path = (*prefix, label)
+        out += _leaf_paths(node.children, path) if node.children else [path]
+    return out
+
+
+class PseudoGraphLayer(Layer):
+    name = "pseudograph"
+    # mind_map runs once per document: counting it per chunk errs high, the safe side for a budget.
+    llm_tasks = ("fact_items", "mind_map")
+    clear = ("distill/clear_pseudograph",)
+    by_document = True
+
+    def _verified(self, chunks: Sequence[ChunkRecord], built: Built) -> dict[str, list[_Item]]:
+        """Verified items per chunk; a chunk whose calls failed is absent (its document then fails)."""
+        cfg = self.ctx.config
+        if self.ctx.offline:
+            return {c.id: [_Item(c, s, 1.0, 1.0) for s in statements(c.text, max_words=cfg.statement_max_words)]
+                    for c in chunks}
+        sents = [sentences(c.text) or [c.text] for c in chunks]
+        flat = self.ctx.embedder.embed([s for group in sents for s in group])
+        bounds = np.cumsum([0] + [len(g) for g in sents])
+        accepted: dict[str, list[_Item]] = {}
+        seen: dict[str, set[str]] = {c.id: set() for c in chunks}
+        todo = list(range(len(chunks)))
+        rejected = 0
+        for attempt in range(cfg.fact_regenerations + 1):
+            if not todo:
+                break
+            overrides: dict[str, Any] = {"temperature": min(1.0, 0.3 + 0.2 * attempt)} if attempt else {}
+            outcome = call_many(self.ctx, "fact_items", FactItems,
+                                [{"title": chunks[i].title, "text": chunks[i].text} for i in todo], **overrides)
+            built.absorb(outcome)
+            candidates: list[tuple[int, str]] = []
+            for n, i in enumerate(todo):
+                if n in outcome.errors:
+                    if attempt == 0:  # a failed regeneration keeps the items verified before
+                        built.fail(self.name, [chunks[i].id], outcome.errors[n])
+                    continue
+                accepted.setdefault(chunks[i].id, [])
+                candidates += [(i, item.fact.strip()) for item in outcome.results[n].items if item.fact.strip()]
+            vectors = self.ctx.embedder.embed([t for _, t in candidates]) if candidates else np.zeros((0, 1))
+            retry: set[int] = set()
+            for (i, text), vector in zip(candidates, vectors, strict=True):
+                chunk = chunks[i]
+                key = text_key(text)
+                if key in seen[chunk.id]:
+                    continue
+                score = rouge_l(text, chunk.text).precision
+                similarity = float((flat[bounds[i]:bounds[i + 1]] @ vector).max())
+                if score >= cfg.fact_rouge and similarity >= cfg.fact_similarity:
+                    seen[chunk.id].add(key)
+                    accepted[chunk.id].append(_Item(chunk, text, score, similarity))
+                else:
+                    rejected += 1
+                    retry.add(i)
+            todo = sorted(i for i in retry if chunks[i].id in accepted)
+        built.counts["FactItem rejected"] = rejected
+        return accepted
+
+    def _mind_maps(self, docs: dict[str, list[ChunkRecord]], items: dict[str, list[_Item]],
+                   built: Built) -> dict[str, tuple[str, list[tuple[str, ...]]]]:
+        """Per document: (topic, leaf route paths). Offline: the title and the chunks' section paths."""
+        if self.ctx.offline:
+            out: dict[str, tuple[str, list[tuple[str, ...]]]] = {}
+            ids = [c.id for cs in docs.values() for c in cs]
+            sections = {r["id"]: tuple(r["section_path"])
+                        for r in self.ctx.store.read("distill/section_paths", ids=ids)}
+            for doc, chunks in docs.items():
+                title = chunks[0].title or doc
+                paths = [tuple(p for p in sections.get(c.id, ()) if text_key(p) != text_key(title)) or ("overview",)
+                         for c in chunks]
+                out[doc] = (title, paths)
+            return out
+        ids = list(docs)
+        fields = [{"title": docs[d][0].title,
+                   "facts": "\n".join(f"- {it.text}" for c in docs[d] for it in items[c.id])} for d in ids]
+        outcome = call_many(self.ctx, "mind_map", MindMap, fields)
+        built.absorb(outcome)
+        out = {}
+        for n, doc in enumerate(ids):
+            if n in outcome.errors:
+                built.fail(self.name, [doc], outcome.errors[n])
+                continue
+            result: MindMap = outcome.results[n]
+            out[doc] = (result.topic.strip() or docs[doc][0].title, _leaf_paths(result.branches) or [("overview",)])
+        return out
+
+    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+        built = Built()
+        docs: dict[str, list[ChunkRecord]] = {}
+        for c in chunks:
+            docs.setdefault(c.document_id, []).append(c)
+        items = self._verified(chunks, built)
+        docs = {d: cs for d, cs in docs.items() if all(c.id in items for c in cs)}
+        maps = self._mind_maps(docs, items, built)
+        topics: list[dict[str, Any]] = []
+        routes: dict[str, dict[str, Any]] = {}
+        facts: list[dict[str, Any]] = []
+        embed = self.ctx.embedder.embed
+        for doc, (topic, paths) in maps.items():
+            topic_id = f"{doc}:topic"
+            topics.append({"id": topic_id, "document_id": doc, "text": topic, "path_text": topic,
+                           "source": self.method, "chunk_ids": [c.id for c in docs[doc]]})
+            doc_items = [it for c in docs[doc] for it in items[c.id]]
+            if self.ctx.offline:
+                leaf_of = [paths[docs[doc].index(it.chunk)] for it in doc_items]
+            else:
+                leaves = embed([_ROUTE_SEP.join((topic, *p)) for p in paths])
+                item_vecs = embed([it.text for it in doc_items]) if doc_items else leaves[:0]
+                leaf_of = [paths[int(np.argmax(leaves @ v))] for v in item_vecs]
+            for it, path in zip(doc_items, leaf_of, strict=True):
+                parent = topic_id
+                for depth in range(1, len(path) + 1):
+                    route_id = f"{doc}:route{short_hash(*path[:depth])}"
+                    route = routes.setdefault(route_id, {
+                        "id": route_id, "document_id": doc, "parent_id": parent, "text": path[depth - 1],
+                        "path_text": _ROUTE_SEP.join((topic, *path[:depth])), "depth": depth, "chunk_ids": []})
+                    if it.chunk.id not in route["chunk_ids"]:
+                        route["chunk_ids"].append(it.chunk.id)
+                    parent = route_id
+                facts.append({
+                    "id": f"{it.chunk.id}:fi{short_hash(text_key(it.text), n=10)}", "document_id": doc,
+                    "chunk_id": it.chunk.id, "route_id": parent, "text": it.text, "topic": topic,
+                    "path_text": _ROUTE_SEP.join((topic, *path, it.text)), "rouge_l": round(it.rouge, 4),
+                    "similarity": round(it.similarity, 4), "source": self.method})
+            built.done += [c.id for c in docs[doc]]
+        unique = list({f["id"]: f for f in facts}.values())
+        route_rows = sorted(routes.values(), key=lambda r: r["depth"])
+        embedded = [*topics, *route_rows, *unique]
+        for row, vector in zip(embedded, embed([r["path_text"] for r in embedded]) if embedded else [], strict=True):
+            row["embedding"] = vector.tolist()
+        built.rows += [("distill/create_topics", topics), ("distill/create_routes", route_rows),
+                       ("distill/link_routes", route_rows), ("distill/create_items", unique)]
+        built.counts.update({"Topic": len(topics), "Route": len(route_rows), "FactItem": len(unique)})
+        return built
+
+    def finish(self) -> dict[str, int]:
+        cfg = self.ctx.config
+        store = self.ctx.store
+        return {
+            "SuperTopic groups": fuse(store, _TOPICS, cfg.topic_fusion, cfg.fusion_candidates,
+                                      cfg.fusion_candidates_max),
+            "SuperFact groups": fuse(store, _FACTS, cfg.fact_fusion, cfg.fusion_candidates,
+                                     cfg.fusion_candidates_max),
+        }
+
+
+@dataclass(frozen=True)
+class Fusion:
+    """What fusing one label takes: its vector index, the query linking its super-nodes, their id prefix."""
+
+    label: str
+    index: str
+    write: str
+    prefix: str
+
+
+_TOPICS = Fusion("Topic", "topic_embedding", "distill/fuse_topics", "st_")
+_FACTS = Fusion("FactItem", "factitem_embedding", "distill/fuse_facts", "sf_")
+
+
+def fuse(store: GraphStore, fusion: Fusion, threshold: float, k: int, max_k: int) -> int:
+    """Fuse every node of ``fusion.label`` still marked ``fusion_pending`` (see the module docstring);
+    returns the groups written."""
+    pending = [r["id"] for r in store.query(cypher.render("distill/fusion_pending", label=fusion.label))]
+    groups = 0
+    for start in range(0, len(pending), _FUSION_SLICE):
+        ids = pending[start:start + _FUSION_SLICE]
+        rows = _groups(store, fusion, ids, threshold, k, max_k)
+
+        def write(tx: Transaction, rows: list[dict[str, Any]] = rows, ids: list[str] = ids) -> None:
+            tx.run(fusion.write, rows=rows)
+            tx.run_template("distill/fusion_done", label=fusion.label, ids=ids)
+
+        store.atomic(write)
+        groups += len(rows)
+    return groups
+
+
+def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, k: int,
+            max_k: int) -> list[dict[str, Any]]:
+    """One row per connected group of ``ids`` and their near neighbours in other documents, reusing a
+    group's existing fusion node."""
+    found = store.query(cypher.render("distill/fusion_candidates", label=fusion.label, index=fusion.index),
+                        ids=ids, k=k, max_k=max_k, threshold=threshold)
+    edges = [(r["id"], other) for r in found for other in r["similar"]]
+    if not edges:
+        return []
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in edges:
+        parent[root(b)] = root(a)
+    members = sorted(parent)
+    supers = {r["id"]: r["super_id"]
+              for r in store.query(cypher.render("distill/fusion_supers", label=fusion.label), ids=members)}
+    groups: dict[str, list[str]] = {}
+    for m in members:
+        groups.setdefault(root(m), []).append(m)
+    rows = []
+    for group in groups.values():
+        existing = sorted(supers[m] for m in group if m in supers)
+        rows.append({"super_id": existing[0] if existing else fusion.prefix + short_hash(min(group), n=16),
+                     "members": sorted(group)})
+    return rows

@@ -1,0 +1,199 @@
+"""Text helpers of the distilled layer: sentences and statements, name keys, ROUGE-L, keyphrases.
+
+All of it is pure Python over plain strings, for English and Chinese alike: CJK text is compared by
+characters, other text by lower-cased words.
+
+>>> statements("Neo4j is a graph database. It was released in 2007.")
+['Neo4j is a graph database.', 'It was released in 2007.']
+>>> name_key("Neo4j, Inc.") == name_key("neo4j inc")
+True
+>>> round(rouge_l("the cat sat", "the cat sat on the mat").precision, 2)
+1.0
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kg.shared.text import is_cjk
+
+__all__ = [
+    "STOPWORDS",
+    "RougeScore",
+    "keyphrases",
+    "name_key",
+    "name_similarity",
+    "rouge_l",
+    "sentences",
+    "statements",
+    "text_key",
+    "tokens",
+]
+
+# A sentence ends at . ! ? (or their CJK forms) followed by space or the end; common abbreviations and
+# initials ("U.S.", "Dr.", "J. R. R.") do not end one.
+_END = re.compile("(?<=[.!?])[\"'\u201d\u2019)\\]]*\\s+|(?<=[\u3002\uff01\uff1f\uff1b])")
+_ABBREV = re.compile(
+    r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|Mt|vs|etc|Inc|Ltd|Co|Corp|No|Fig|Vol|Jan|Feb|Mar|Apr|Jun|Jul|Aug|"
+    r"Sep|Sept|Oct|Nov|Dec|e\.g|i\.e)|\b[A-Z]|\b(?:[A-Z]\.)+[A-Z])\.$"
+)
+# Clause boundaries used to cut sentences longer than ``max_words`` into atomic statements.
+_CLAUSE = re.compile(";\\s+|,\\s+(?=(?:and|but|while|whereas|which|who|although|because)\\b)|\uff0c|\uff1b")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+STOPWORDS = frozenset(
+    [
+        "a", "an", "the", "and", "or", "but", "of", "in", "on", "at", "to", "for", "from", "by", "with", "as", "is",
+        "are", "was", "were", "be", "been", "being", "it", "its", "this", "that", "these", "those", "he", "she",
+        "they", "his", "her", "their", "them", "we", "our", "you", "your", "i", "not", "no", "also", "has", "have",
+        "had", "do", "does", "did", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "than",
+        "then", "there", "here", "into", "onto", "over", "under", "after", "before", "about", "between", "during",
+        "such", "can", "could", "may", "might", "will", "would", "shall", "should", "one", "two", "three", "first",
+        "second", "new", "more", "most", "other", "some", "any", "all", "each", "both", "only", "own", "same", "so",
+        "very", "just", "s"
+    ]
+)
+
+
+def tokens(text: str) -> list[str]:
+    """Comparison units: CJK characters one by one, other words lower-cased."""
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if any(is_cjk(ch) for ch in word):
+            out.extend(word)
+        else:
+            out.append(word)
+    return out
+
+
+def sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences (English and Chinese punctuation), keeping abbreviations whole."""
+    parts: list[str] = []
+    start = 0
+    for match in _END.finditer(text):
+        piece = text[start:match.start()].rstrip()
+        if not piece or _ABBREV.search(piece.split()[-1] if piece.split() else piece):
+            continue
+        parts.append(text[start:match.end()].strip())
+        start = match.end()
+    tail = text[start:].strip()
+    if tail:
+        parts.append(tail)
+    return [p for p in parts if p]
+
+
+def statements(text: str, *, max_words: int = 40) -> list[str]:
+    """Atomic statements: sentences, with sentences longer than ``max_words`` cut at clause boundaries."""
+    out: list[str] = []
+    for sentence in sentences(text):
+        if len(tokens(sentence)) <= max_words:
+            out.append(sentence)
+            continue
+        clauses = [c.strip(" ,;") for c in _CLAUSE.split(sentence)]
+        out.extend(c for c in clauses if len(tokens(c)) >= 3)
+    return out
+
+
+def text_key(text: str) -> str:
+    """A normalised form for de-duplication: NFKC, case-folded, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+_DIGITS = re.compile(r"\d+")
+
+
+def name_key(name: str) -> str:
+    """The normalised name used in entity keys: NFKC, case-folded, accents and punctuation dropped, a
+    leading English article removed, spaces collapsed (removed between CJK characters)."""
+    text = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", name).casefold())
+    text = "".join(ch for ch in text if not unicodedata.combining(ch))
+    text = _PUNCT.sub(" ", text)
+    words = text.split()
+    if len(words) > 1 and words[0] == "the":
+        words = words[1:]
+    joined = " ".join(words)
+    return re.sub(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])", "", joined)
+
+
+def _grams(key: str) -> set[str]:
+    if any(is_cjk(ch) for ch in key):
+        chars = key.replace(" ", "")
+        return {chars[i:i + 2] for i in range(max(len(chars) - 1, 1))}
+    padded = f" {key} "
+    return {padded[i:i + 3] for i in range(max(len(padded) - 2, 1))}
+
+
+def name_similarity(a: str, b: str) -> float:
+    """Dice coefficient of character trigrams (bigrams for CJK) of two name keys, in [0, 1]; 0 when their
+    numbers differ, since "Apollo 11" and "Apollo 13", or "Place 12" and "Place 13", are other things."""
+    if _DIGITS.findall(a) != _DIGITS.findall(b):
+        return 0.0
+    ga, gb = _grams(a), _grams(b)
+    if not ga or not gb:
+        return 0.0
+    return 2 * len(ga & gb) / (len(ga) + len(gb))
+
+
+@dataclass(frozen=True)
+class RougeScore:
+    """ROUGE-L of a candidate against a reference: LCS length over each side's length, and their F1."""
+
+    precision: float
+    recall: float
+    f1: float
+
+
+def _lcs(a: Sequence[str], b: Sequence[str]) -> int:
+    if len(a) > len(b):
+        a, b = b, a
+    previous = [0] * (len(a) + 1)
+    for token in b:
+        current = [0]
+        for i, other in enumerate(a):
+            current.append(previous[i] + 1 if other == token else max(previous[i + 1], current[i]))
+        previous = current
+    return previous[-1]
+
+
+def rouge_l(candidate: str, reference: str) -> RougeScore:
+    """ROUGE-L (Lin, 2004) over :func:`tokens`: precision = LCS / |candidate| is how much of a fact item
+    the source text supports in order, which is what fact verification asks."""
+    cand, ref = tokens(candidate), tokens(reference)
+    if not cand or not ref:
+        return RougeScore(0.0, 0.0, 0.0)
+    lcs = _lcs(cand, ref)
+    precision, recall = lcs / len(cand), lcs / len(ref)
+    f1 = 0.0 if lcs == 0 else 2 * precision * recall / (precision + recall)
+    return RougeScore(precision, recall, f1)
+
+
+def _terms(text: str) -> list[str]:
+    """Candidate keyphrase terms: content words and adjacent content-word bigrams (CJK: character bigrams)."""
+    words = [t for t in tokens(text) if t not in STOPWORDS and not t.isdigit() and (len(t) > 2 or is_cjk(t[0]))]
+    cjk = [w for w in words if is_cjk(w[0])]
+    latin = [w for w in words if not is_cjk(w[0])]
+    bigrams = [f"{a} {b}" for a, b in itertools.pairwise(latin)]
+    return latin + bigrams + [a + b for a, b in itertools.pairwise(cjk)]
+
+
+def keyphrases(texts: Sequence[str], *, top: int = 3, min_df: int = 2, max_df_ratio: float = 0.2) -> list[list[str]]:
+    """Per text, its ``top`` TF-IDF terms among those shared by at least ``min_df`` texts (so a tag links
+    chunks) and by at most ``max_df_ratio`` of them (so it still distinguishes)."""
+    counts = [Counter(_terms(t)) for t in texts]
+    df: Counter[str] = Counter()
+    for c in counts:
+        df.update(c.keys())
+    n = len(texts)
+    limit = max(min_df, int(max_df_ratio * n))
+    out: list[list[str]] = []
+    for c in counts:
+        scored = [(tf * math.log(n / df[term]), term) for term, tf in c.items() if min_df <= df[term] <= limit]
+        scored.sort(key=lambda x: (-x[0], x[1]))
+        out.append([term for _, term in scored[:top]])
+    return out

@@ -1,0 +1,1 @@
+"""The information-resource layer: documents and the references between them."""

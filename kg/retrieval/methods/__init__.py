@@ -1,0 +1,1 @@
+"""The retrieval methods, one module each, named as the method is named on the command line."""

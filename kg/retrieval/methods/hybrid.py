@@ -1,0 +1,90 @@
+"""(d) Hybrid retrieval: chunk vectors, atoms and Lucene full text fused in one Cypher round trip.
+
+``cypher/retrieval/hybrid.cypher`` runs the paths as ``CALL {}`` union branches and fuses them with RRF or
+normalised linear fusion (the formulas of :mod:`kg.retrieval.fusion`). A path with weight 0 is skipped,
+which is also how a caller restricts retrieval to some layers (e.g. ``weights={"atom": 0, ...}``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from kg.embeddings import Embedder
+from kg.retrieval.base import Hit, RetrievalFilter, Retriever
+from kg.retrieval.common import filter_params, hit_from_row, query_vector
+from kg.retrieval.fusion import Fusion
+from kg.store.lucene import lucene_query
+from kg.store.neo4j_store import GraphStore, Record
+
+__all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "hybrid_hits", "hybrid_hits_with_links"]
+
+DEFAULT_WEIGHTS: Mapping[str, float] = {"chunk": 1.0, "atom": 1.0, "fulltext": 1.0, "fulltext_atom": 1.0}
+
+
+def hybrid_hits(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion = "rrf",
+                weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0, candidates: int = 50,
+                threshold: float = -1.0, atom_threshold: float = 0.0,
+                where: RetrievalFilter | None = None) -> list[Hit]:
+    """Fused hits; each hit's sources list every path that found it with its raw score and rank order."""
+    return [hit_from_row(r) for r in _rows(store, vector, text, k=k, fusion=fusion, weights=weights, rrf_k=rrf_k,
+                                           candidates=candidates, threshold=threshold,
+                                           atom_threshold=atom_threshold, where=where)]
+
+
+@dataclass(frozen=True)
+class LinkedHit:
+    """A hybrid hit and, for the top seeds, the title-link candidates of its chunk (empty for the others):
+    ``None`` when a seed's chunk stores no ``name_terms`` (loaded before they existed), so the caller must
+    look its links up itself."""
+
+    hit: Hit
+    link_candidates: list[Hit] | None
+
+
+def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *, k: int, seeds: int,
+                           link_candidates: int = 30, weights: Mapping[str, float] = DEFAULT_WEIGHTS,
+                           rrf_k: float = 60.0, candidates: int = 50,
+                           where: RetrievalFilter | None = None) -> list[LinkedHit]:
+    """:func:`hybrid_hits` (RRF) whose first ``seeds`` hits carry their title-link candidates, from the same
+    round trip. Candidates are unfiltered: :func:`~kg.retrieval.links.mentions_title` decides."""
+    rows = _rows(store, vector, text, k=k, fusion="rrf", weights=weights, rrf_k=rrf_k, candidates=candidates,
+                 where=where, link_seeds=seeds, link_candidates=link_candidates)
+    return [LinkedHit(hit_from_row(r), None if r["links"] is None else [hit_from_row(link) for link in r["links"]])
+            for r in rows]
+
+
+def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion,
+          weights: Mapping[str, float], rrf_k: float, candidates: int, where: RetrievalFilter | None,
+          threshold: float = -1.0, atom_threshold: float = 0.0, link_seeds: int = 0,
+          link_candidates: int = 30) -> list[Record]:
+    return store.read(
+        "retrieval/hybrid", vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
+        weights={**{p: 0.0 for p in DEFAULT_WEIGHTS}, **weights}, rrf_k=float(rrf_k), threshold=threshold,
+        atom_threshold=atom_threshold, link_seeds=link_seeds, link_candidates=link_candidates,
+        **filter_params(where),
+    )
+
+
+class HybridRetriever(Retriever):
+    """Vector + atom + full-text fusion.
+
+    Example::
+
+        retriever = HybridRetriever(store, embedder, fusion="linear", weights={"chunk": 2, "fulltext": 1})
+        hits = retriever.retrieve("Which magazine started first?", k=10)
+    """
+
+    name = "hybrid"
+
+    def __init__(self, store: GraphStore, embedder: Embedder, *, fusion: Fusion = "rrf",
+                 weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0, candidates: int = 50,
+                 atom_threshold: float = 0.0) -> None:
+        self.store, self.embedder = store, embedder
+        self.fusion, self.weights, self.rrf_k = fusion, dict(weights), rrf_k
+        self.candidates, self.atom_threshold = candidates, atom_threshold
+
+    def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
+        return hybrid_hits(self.store, query_vector(self.embedder, question), question, k=k, fusion=self.fusion,
+                           weights=self.weights, rrf_k=self.rrf_k, candidates=max(self.candidates, k),
+                           atom_threshold=self.atom_threshold, where=where)

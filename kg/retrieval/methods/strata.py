@@ -1,0 +1,99 @@
+"""``strata``: the recommended default retriever.
+
+It fuses, by reciprocal rank, what each signal is good at:
+
+1. the hybrid ranking (``hybrid.cypher``): chunk vectors, atoms, and Lucene BM25 over chunks and atoms;
+2. passages the question names by title (comparison questions name both of their passages);
+3. bridge links: passages named by the top hybrid seeds (the second hop of a bridge question), in the
+   order of the seed that names them;
+4. entity links, when the distilled layer holds entities: chunks mentioning entities the question names.
+
+Each of 2-4 is a ranked list in the fusion, so a link only outranks a direct match when several signals
+agree. Everything is a few indexed Cypher queries; nothing is fitted to a data set. The seeds' bridge
+candidates come back with the hybrid ranking in one round trip (each chunk stores the name terms of its
+text at load time, so the server can look its titles up itself), and the lookups that need only the
+question (2 and 4) run on other sessions meanwhile: a query costs one sequential round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+
+from kg.embeddings import Embedder
+from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
+from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
+from kg.retrieval.fusion import fuse_hits
+from kg.retrieval.links import named_links, title_links
+from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, LinkedHit, hybrid_hits_with_links
+from kg.store.lucene import lucene_query
+from kg.store.neo4j_store import GraphStore
+
+__all__ = ["LINK_WEIGHTS", "StrataRetriever"]
+
+LINK_WEIGHTS: Mapping[str, float] = {"hybrid": 1.0, "question_title": 1.0, "bridge": 0.5, "entity": 0.5}
+
+
+class StrataRetriever(Retriever):
+    """Hybrid retrieval plus title, bridge and entity links (see the module docstring).
+
+    Example::
+
+        hits = StrataRetriever(store, embedder).retrieve("Who directed the film that ...?", k=10)
+        print(hits[0].explain())   # e.g. "hybrid 0.016; bridge 0.008 via 'The Film'"
+    """
+
+    name = "strata"
+
+    def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, candidates: int = 50,
+                 weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
+                 path_weights: Mapping[str, float] = DEFAULT_WEIGHTS) -> None:
+        self.store, self.embedder = store, embedder
+        self.seeds, self.candidates, self.rrf_k = seeds, candidates, rrf_k
+        self.weights, self.path_weights = dict(weights), dict(path_weights)
+        self._entities: bool | None = None
+        # Shared by this retriever's queries: starting threads per query would cost more than it saves.
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-links")
+
+    def _has_entities(self) -> bool:
+        if self._entities is None:
+            self._entities = graph_has(self.store, "Entity")
+        return self._entities
+
+    def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
+        vector = query_vector(self.embedder, question)
+        depth = max(k, self.candidates)
+        titled = self._pool.submit(title_links, self.store, [question], vector, exclude_documents=[[]], where=where)
+        entity = self._pool.submit(self._entity_links, question, vector, where) if self._has_entities() else None
+        linked = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=self.seeds,
+                                        weights=self.path_weights, candidates=depth, where=where)
+        lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in linked]}
+        seeds = [s.hit for s in linked[:self.seeds]]
+        found = self._seed_links(linked[:self.seeds], vector, where)
+        lists["question_title"] = titled.result()[0]
+        bridge: list[Hit] = []
+        for seed, links in zip(seeds, found, strict=True):
+            bridge += [h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.title,
+                                                                  via_id=seed.chunk_id)]}) for h in links]
+        lists["bridge"] = bridge
+        if entity is not None:
+            lists["entity"] = entity.result()
+        return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights)
+
+    def _seed_links(self, seeds: list[LinkedHit], vector: list[float],
+                    where: RetrievalFilter | None) -> list[list[Hit]]:
+        """Each seed's bridge links: from the candidates the hybrid query brought, else (a chunk loaded
+        without stored name terms) looked up here."""
+        missing = [s.hit for s in seeds if s.link_candidates is None]
+        looked_up = iter(title_links(self.store, [h.text for h in missing], vector,
+                                     exclude_documents=[[h.document_id] for h in missing], where=where))
+        return [next(looked_up) if s.link_candidates is None else named_links(s.hit.text, s.link_candidates)
+                for s in seeds]
+
+    def _entity_links(self, question: str, vector: list[float], where: RetrievalFilter | None) -> list[Hit]:
+        query = lucene_query(question)
+        if not query:
+            return []
+        rows = self.store.read("retrieval/entity_links", query=query, question=question, vector=vector, candidates=20,
+                               **filter_params(where))
+        return [hit_from_row(r) for r in rows]

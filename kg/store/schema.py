@@ -1,0 +1,76 @@
+"""Schema bootstrap: constraints, full-text and vector indexes, and the embedder recorded in the graph.
+
+:func:`ensure_schema` is idempotent and runs on ``strata init`` and on the first load. The embedder's
+name and dimension are stored on the ``(:StrataMeta {id: 'strata'})`` node; opening a graph built with
+another embedder fails with :class:`~kg.errors.EmbeddingMismatchError` naming both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from neo4j import RoutingControl
+
+import cypher
+from kg.errors import EmbeddingMismatchError
+from kg.store.neo4j_store import GraphStore
+
+__all__ = ["SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema", "schema_status"]
+
+SCHEMA_VERSION = 1
+WRITE = RoutingControl.WRITE
+
+
+@dataclass(frozen=True)
+class SchemaStatus:
+    installed: bool
+    version: int | None
+    embedder: str | None
+    dimensions: int | None
+
+
+def schema_status(store: GraphStore) -> SchemaStatus:
+    rows = store.read("meta/read")
+    if not rows:
+        return SchemaStatus(False, None, None, None)
+    row = rows[0]
+    return SchemaStatus(row["schema_version"] == SCHEMA_VERSION, row["schema_version"],
+                        row["embedder"], row["dimensions"])
+
+
+def check_embedder(store: GraphStore, embedder: str, dimensions: int) -> SchemaStatus:
+    """Fail if the graph records another embedder or dimension than the configured one."""
+    status = schema_status(store)
+    if status.dimensions is not None and (status.dimensions != dimensions or status.embedder != embedder):
+        raise EmbeddingMismatchError(
+            f"this graph was built with embedder {status.embedder!r} ({status.dimensions} dimensions) "
+            f"but Strata is configured with {embedder!r} ({dimensions} dimensions): configure the "
+            "same embedder, or load into another knowledge base (--kb)"
+        )
+    return status
+
+
+def _reconcile_vector_indexes(store: GraphStore, embedder: str, dimensions: int) -> None:
+    """Recreate a vector index of another dimension when no node of its label holds a vector yet
+    (an emptied graph switching embedder); refuse when vectors exist, since they would be mixed."""
+    for row in store.read("meta/vector_indexes"):
+        if row["dimensions"] in (None, dimensions) or row["label"] not in cypher.LABELS:
+            continue
+        embedded = store.query(cypher.render("meta/count_embedded", label=row["label"]))[0]["embedded"]
+        if embedded:
+            raise EmbeddingMismatchError(
+                f"vector index {row['name']} holds {embedded} vectors of {row['dimensions']} dimensions "
+                f"but Strata is configured with {embedder!r} ({dimensions} dimensions)"
+            )
+        store.query(cypher.render("meta/drop_index", index=row["name"]), routing=WRITE)
+
+
+def ensure_schema(store: GraphStore, embedder: str, dimensions: int, *, timeout_s: int = 300) -> SchemaStatus:
+    """Create every constraint and index if missing, and record the embedder; safe to repeat."""
+    check_embedder(store, embedder, dimensions)
+    _reconcile_vector_indexes(store, embedder, dimensions)
+    for name in cypher.names("schema"):
+        store.run_statements(name, dimensions=dimensions)
+    store.write("meta/write", schema_version=SCHEMA_VERSION, embedder=embedder, dimensions=dimensions)
+    store.write("meta/await_indexes", timeout_s=timeout_s)
+    return schema_status(store)
