@@ -9,7 +9,7 @@ LLM_STAMP := $(VENV)/.installed-llm-$(shell cat pyproject.toml | cksum | cut -d'
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
 	-DLLAMA_BUILD_TOOLS=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-llm demo demo-llm test check lint types clean
+.PHONY: install install-llm demo demo-llm test check lint types layers clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -43,14 +43,18 @@ test: $(LLM_STAMP)
 	scripts/system-deps --test
 	STRATA_REQUIRE_REAL_LLM=1 $(BIN)/python -m pytest
 
-## Lint and type checks, as CI runs them.
-check: lint types
+## Lint, type and layer checks, as CI runs them.
+check: lint types layers
 
 lint: $(STAMP)
 	$(BIN)/ruff check kg loaders reasoning cypher tests
 
 types: $(STAMP)
 	$(BIN)/mypy
+
+## The architecture's layers and the absence of import cycles ([tool.importlinter] in pyproject.toml).
+layers: $(STAMP)
+	$(BIN)/lint-imports
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -21,10 +21,10 @@ import openai
 
 from kg.embeddings.base import Embedder, l2_normalise
 from kg.errors import ConfigError, EmbeddingError
-from kg.llm.cache import ResponseCache, cache_key
-from kg.llm.limits import shared_limit
-from kg.llm.retry import RetryPolicy, retry_sync
 from kg.settings import EmbedderSettings
+from kg.shared.concurrency import shared_limit
+from kg.shared.response_cache import ResponseCache, cache_key
+from kg.shared.retrying import RetryPolicy, retry_sync
 
 __all__ = ["OpenAIEmbedder"]
 

@@ -21,11 +21,9 @@ from typing import Any
 
 from kg.llm.accounting import Accounting, LLMReport, UsageCounts
 from kg.llm.base import LLM, Message, OfflineLLM
-from kg.llm.cache import ResponseCache, cache_key
 from kg.llm.local import resolve_local
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.llm.prompts import Prompt, available_prompts, load_prompt, prompt_for
-from kg.llm.retry import RetryPolicy, parse_retry_after
 from kg.llm.schemas import (
     TASK_SCHEMAS,
     AtomicQuestions,
@@ -53,6 +51,8 @@ from kg.llm.schemas import (
 )
 from kg.llm.structured import extract_json
 from kg.settings import LLMSettings
+from kg.shared.response_cache import ResponseCache, cache_key
+from kg.shared.retrying import RetryPolicy, parse_retry_after
 from kg.shared.text import detect_language, estimate_messages_tokens, estimate_tokens
 
 __all__ = [

@@ -43,10 +43,7 @@ from pydantic import ValidationError
 from kg.errors import ConfigError, LLMError, LLMOutputError, LLMTruncatedError, LLMUnavailableError
 from kg.llm.accounting import Accounting
 from kg.llm.base import LLM, Message, T_Model
-from kg.llm.cache import ResponseCache, cache_key
-from kg.llm.limits import shared_limit
 from kg.llm.negotiation import ResponseFormats
-from kg.llm.retry import RetryPolicy, retry_async
 from kg.llm.schemas import output_budget
 from kg.llm.structured import (
     Parsed,
@@ -57,6 +54,9 @@ from kg.llm.structured import (
     response_format_for,
 )
 from kg.settings import LLMSettings, ResponseFormat
+from kg.shared.concurrency import shared_limit
+from kg.shared.response_cache import ResponseCache, cache_key
+from kg.shared.retrying import RetryPolicy, retry_async
 from kg.shared.text import estimate_messages_tokens
 
 __all__ = ["OpenAICompatibleLLM"]

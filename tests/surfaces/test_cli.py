@@ -140,7 +140,7 @@ def test_load_estimate_counts_the_chosen_layers_tasks_and_writes_nothing(tmp_pat
 
 
 def test_cache_clear_empties_what_the_clients_read(tmp_path: Path) -> None:
-    from kg.llm.cache import ResponseCache
+    from kg.shared.response_cache import ResponseCache
 
     cache_dir = tmp_path / "cache"
     for name, entries in (("llm", 3), ("embeddings", 2)):

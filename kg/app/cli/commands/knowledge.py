@@ -51,7 +51,7 @@ def cache_clear(
     json_out: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Empty the LLM response cache and the embedding cache, so the next run calls the endpoints again."""
-    from kg.llm.cache import CACHES, clear_caches
+    from kg.shared.response_cache import CACHES, clear_caches
 
     names = [n.strip() for n in only.split(",") if n.strip()] if only else list(CACHES)
     unknown = sorted(set(names) - set(CACHES))
