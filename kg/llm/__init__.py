@@ -3,14 +3,16 @@ cache, accounting and a token budget; an explicit offline marker when no endpoin
 
 Example::
 
-    from kg.llm import make_llm, load_prompt, AtomicQuestions
+    from kg.llm import ATOMIC_QUESTIONS, make_llm
     llm = make_llm(settings.llm, cache_dir=settings.cache_dir)
     if llm.offline:
-        ...  # skip LLM-built layers
+        ...  # pick the offline strategy once
     else:
-        prompt = prompt_for("atomic_questions", chunk_text)
-        out = llm.complete_structured("atomic_questions", prompt.messages(chunk=chunk_text, title=title),
-                                      AtomicQuestions, prompt_version=prompt.version)
+        out = llm.run(ATOMIC_QUESTIONS, title=title, chunk=chunk_text)  # an AtomicQuestions
+        print(out.questions)
+
+A :class:`~kg.llm.tasks.Task` binds a task's name, its prompt files (``kg/prompts/<name>.<lang>.txt``) and its
+output schema and budget; ``llm.run(task, **fields)`` returns the schema's instance, typed.
 """
 
 from __future__ import annotations
@@ -23,9 +25,8 @@ from kg.llm.accounting import Accounting, LLMReport, UsageCounts
 from kg.llm.base import LLM, Message, OfflineLLM
 from kg.llm.local import resolve_local
 from kg.llm.openai_llm import OpenAICompatibleLLM
-from kg.llm.prompts import Prompt, available_prompts, load_prompt, prompt_for
+from kg.llm.prompts import Prompt, Rendered, available_prompts, load_prompt, prompt_for, render
 from kg.llm.schemas import (
-    TASK_SCHEMAS,
     AtomicQuestions,
     AtomSelection,
     ChunkTags,
@@ -47,17 +48,60 @@ from kg.llm.schemas import (
     TagClasses,
     Triple,
     Triples,
-    schema_for,
 )
 from kg.llm.structured import extract_json
+from kg.llm.tasks import (
+    ANSWER,
+    ATOM_SELECTION,
+    ATOMIC_QUESTIONS,
+    CHUNK_TAGS,
+    ENHANCED_CHUNK,
+    FACT_ITEMS,
+    FORECAST_EXPLANATION,
+    JUDGE,
+    KEY_POINTS,
+    MIND_MAP,
+    PERSPECTIVE,
+    QUESTION_CLASS,
+    QUESTION_PROPOSALS,
+    SYNTHESIS,
+    TAG_ALIASES,
+    TAG_CLASSES,
+    TASK_SCHEMAS,
+    TASKS,
+    TRIPLES,
+    ZERO_SHOT_COT,
+    Task,
+    schema_for,
+    task_for,
+)
 from kg.settings import LLMSettings
 from kg.shared.response_cache import ResponseCache, cache_key
 from kg.shared.retrying import RetryPolicy, parse_retry_after
 from kg.shared.text import detect_language, estimate_messages_tokens, estimate_tokens
 
 __all__ = [
+    "ANSWER",
+    "ATOMIC_QUESTIONS",
+    "ATOM_SELECTION",
+    "CHUNK_TAGS",
+    "ENHANCED_CHUNK",
+    "FACT_ITEMS",
+    "FORECAST_EXPLANATION",
+    "JUDGE",
+    "KEY_POINTS",
     "LLM",
+    "MIND_MAP",
+    "PERSPECTIVE",
+    "QUESTION_CLASS",
+    "QUESTION_PROPOSALS",
+    "SYNTHESIS",
+    "TAG_ALIASES",
+    "TAG_CLASSES",
+    "TASKS",
     "TASK_SCHEMAS",
+    "TRIPLES",
+    "ZERO_SHOT_COT",
     "Accounting",
     "AtomSelection",
     "AtomicQuestions",
@@ -79,12 +123,14 @@ __all__ = [
     "Prompt",
     "QuestionClass",
     "QuestionProposals",
+    "Rendered",
     "ResponseCache",
     "RetryPolicy",
     "Synthesis",
     "TagAliases",
     "TagClass",
     "TagClasses",
+    "Task",
     "Triple",
     "Triples",
     "UsageCounts",
@@ -98,7 +144,9 @@ __all__ = [
     "make_llm",
     "parse_retry_after",
     "prompt_for",
+    "render",
     "schema_for",
+    "task_for",
 ]
 
 

@@ -1,8 +1,8 @@
 """The LLM interface every Strata component calls, and the offline marker.
 
-``make_llm`` (in :mod:`kg.llm`) returns an :class:`OfflineLLM` when no endpoint is configured; callers test
-``llm.offline`` and degrade (e.g. skip atomizing) instead of calling it. Calling any task on it raises
-:class:`~kg.errors.ConfigError` naming ``STRATA_LLM_BASE_URL``.
+``make_llm`` (in :mod:`kg.llm`) returns an :class:`OfflineLLM` when no endpoint is configured; a job tests
+``llm.offline`` once and picks its offline strategies (e.g. statements instead of atomic questions) instead of
+calling it. Calling any task on it raises :class:`~kg.errors.ConfigError` naming ``STRATA_LLM_BASE_URL``.
 
 >>> llm = OfflineLLM()
 >>> llm.offline
@@ -19,17 +19,18 @@ from pydantic import BaseModel
 
 from kg.errors import ConfigError
 from kg.llm.accounting import Accounting
+from kg.llm.prompts import Message, Rendered, render
+from kg.llm.tasks import TASKS, Task
 
 __all__ = ["LLM", "Message", "OfflineLLM", "T_Model"]
 
-Message = dict[str, str]
-"""A chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``."""
-
 T_Model = TypeVar("T_Model", bound=BaseModel)
+T = TypeVar("T", bound=BaseModel)
 
 
 class LLM(ABC):
-    """A chat model that completes tasks into text or into a validated pydantic model.
+    """A chat model that completes messages into text or into a validated pydantic model, and runs typed
+    :class:`~kg.llm.tasks.Task` s (their prompts rendered by :func:`kg.llm.prompts.render`).
 
     ``task`` names the job (``"atomic_questions"``, ``"answer"``, ...): it selects per-task model overrides,
     is the JSON-schema name sent to the endpoint and the key of the accounting breakdown.
@@ -58,33 +59,35 @@ class LLM(ABC):
     def complete_text(self, task: str, messages: Sequence[Message], **overrides: Any) -> str:
         """Blocking :meth:`acomplete_text`."""
 
-    async def acomplete_task(self, task: str, *, lang: str | None = None, **fields: Any) -> BaseModel:
-        """Render ``kg/prompts/<task>.<lang>.txt`` with ``fields`` and complete it into the task's schema.
+    async def arun(self, task: Task[T], /, *, lang: str | None = None, temperature: float | None = None,
+                   sample: int | None = None, **fields: Any) -> T:
+        """Render ``task``'s prompt with ``fields`` and complete it into the task's output model.
 
         ``lang`` defaults to the language detected in the joined field values; the prompt's version is part
-        of the cache key. Example: ``await llm.acomplete_task("atomic_questions", title=t, chunk=c)``.
+        of the cache key. ``temperature`` overrides the configured one; ``sample`` picks one of several
+        independent draws of the same request (each its own cache entry). Example:
+        ``(await llm.arun(ATOMIC_QUESTIONS, title=t, chunk=c)).questions``.
         """
-        from kg.llm.prompts import load_prompt
-        from kg.llm.schemas import schema_for
-        from kg.shared.text import detect_language
+        rendered = render(task.prompt, fields, lang=lang)
+        return await self.acomplete_structured(task.name, rendered.messages, task.schema,
+                                               **_overrides(task, rendered, temperature, sample))
 
-        chosen = lang or detect_language(" ".join(str(v) for v in fields.values()))
-        prompt = load_prompt(task, chosen)
-        return await self.acomplete_structured(
-            task, prompt.messages(**fields), schema_for(task), prompt_version=prompt.version
-        )
+    def run(self, task: Task[T], /, *, lang: str | None = None, temperature: float | None = None,
+            sample: int | None = None, **fields: Any) -> T:
+        """Blocking :meth:`arun`: ``llm.run(ATOMIC_QUESTIONS, title=t, chunk=c).questions``."""
+        rendered = render(task.prompt, fields, lang=lang)
+        return self.complete_structured(task.name, rendered.messages, task.schema,
+                                        **_overrides(task, rendered, temperature, sample))
+
+    async def acomplete_task(self, task: str, *, lang: str | None = None, **fields: Any) -> BaseModel:
+        """Deprecated: :meth:`arun` with the declared task named ``task`` (untyped result)."""
+        declared: Task[BaseModel] = TASKS[task]
+        return await self.arun(declared, lang=lang, **fields)
 
     def complete_task(self, task: str, *, lang: str | None = None, **fields: Any) -> BaseModel:
-        """Blocking :meth:`acomplete_task`."""
-        from kg.llm.prompts import load_prompt
-        from kg.llm.schemas import schema_for
-        from kg.shared.text import detect_language
-
-        chosen = lang or detect_language(" ".join(str(v) for v in fields.values()))
-        prompt = load_prompt(task, chosen)
-        return self.complete_structured(
-            task, prompt.messages(**fields), schema_for(task), prompt_version=prompt.version
-        )
+        """Deprecated: :meth:`run` with the declared task named ``task`` (untyped result)."""
+        declared: Task[BaseModel] = TASKS[task]
+        return self.run(declared, lang=lang, **fields)
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and background threads."""
@@ -94,6 +97,15 @@ class LLM(ABC):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _overrides(task: Task[Any], rendered: Rendered, temperature: float | None, sample: int | None) -> dict[str, Any]:
+    out: dict[str, Any] = {"prompt_version": rendered.version, "output_tokens": task.output_tokens}
+    if temperature is not None:
+        out["temperature"] = temperature
+    if sample is not None:
+        out["sample"] = sample
+    return out
 
 
 def _offline_error(task: str) -> ConfigError:

@@ -18,7 +18,8 @@ are read leniently (:func:`~kg.llm.structured.parse_reply`: code fences, prose, 
 a reply cut off at its token budget (``finish_reason == "length"``) is never read as complete: the model is
 asked once for a shorter reply, then :class:`~kg.errors.LLMTruncatedError` is raised so the caller can split
 its input. An invalid reply is sent back once with the error for repair, then :class:`LLMOutputError`.
-Every task has its own output budget (:func:`~kg.llm.schemas.output_budget`), fitted into the endpoint's
+Every task has its own output budget (``Task.output_tokens``, which ``run`` sends as the ``output_tokens``
+override, else :func:`~kg.llm.tasks.output_budget` of the task's name), fitted into the endpoint's
 context window when it is known.
 
 Each request carries the header ``X-Strata-Task: <task>`` (ignored by real endpoints; the scripted test
@@ -44,7 +45,6 @@ from kg.errors import ConfigError, LLMError, LLMOutputError, LLMTruncatedError, 
 from kg.llm.accounting import Accounting
 from kg.llm.base import LLM, Message, T_Model
 from kg.llm.negotiation import ResponseFormats
-from kg.llm.schemas import output_budget
 from kg.llm.structured import (
     Parsed,
     ResponseMode,
@@ -53,6 +53,7 @@ from kg.llm.structured import (
     refuses_format,
     response_format_for,
 )
+from kg.llm.tasks import output_budget
 from kg.settings import LLMSettings, ResponseFormat
 from kg.shared.concurrency import shared_limit
 from kg.shared.response_cache import ResponseCache, cache_key
@@ -64,7 +65,9 @@ __all__ = ["OpenAICompatibleLLM"]
 log = logging.getLogger(__name__)
 R = TypeVar("R")
 
-_OVERRIDE_KEYS = {"model", "temperature", "max_tokens", "timeout_s", "response_format", "prompt_version", "sample"}
+_OVERRIDE_KEYS = {
+    "model", "temperature", "max_tokens", "output_tokens", "timeout_s", "response_format", "prompt_version", "sample",
+}
 _EXCERPT = 200
 # Room left for the estimate's error when a prompt and its output budget are fitted into the context.
 _CONTEXT_MARGIN = 64
@@ -218,7 +221,8 @@ class OpenAICompatibleLLM(LLM):
         return _Params(
             model=overrides.get("model") or s.task_models.get(task) or s.model,
             temperature=float(overrides.get("temperature", s.temperature)),
-            max_tokens=int(overrides.get("max_tokens") or output_budget(task, s.max_tokens)),
+            max_tokens=int(overrides.get("max_tokens")
+                           or output_budget(task, s.max_tokens, own=overrides.get("output_tokens"))),
             timeout_s=float(overrides.get("timeout_s", s.timeout_s)),
             mode=overrides.get("response_format", s.response_format),
             prompt_version=overrides.get("prompt_version"),
@@ -322,7 +326,8 @@ class OpenAICompatibleLLM(LLM):
     ) -> T_Model:
         """Complete ``messages`` into a validated ``schema`` instance.
 
-        Overrides: model, temperature, max_tokens, timeout_s, response_format, prompt_version, sample.
+        Overrides: model, temperature, max_tokens (or output_tokens: the task's own budget, capped by the
+        setting), timeout_s, response_format, prompt_version, sample.
         Raises LLMOutputError (naming ``task``) when the output is still invalid after one repair.
         """
         p = self._params(task, overrides)

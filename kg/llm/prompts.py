@@ -1,4 +1,5 @@
-"""Versioned prompt files: ``kg/prompts/<task>.<lang>.txt`` (lang ``en`` or ``zh``).
+"""Versioned prompt files, all in one folder, ``kg/prompts/<task>.<lang>.txt`` (lang ``en`` or ``zh``), and their
+rendering into chat messages (:func:`render`, what ``LLM.run`` sends).
 
 File format: the first line is ``# version: N`` (part of the cache key); the rest is the template. A line
 ``[user]`` splits it into a system part (before) and a user part (after); without it the whole template is
@@ -10,6 +11,9 @@ True
 >>> messages = prompt.messages(chunk="Neo4j is a graph database.", title="Neo4j")
 >>> [m["role"] for m in messages]
 ['system', 'user']
+>>> rendered = render("atomic_questions", {"chunk": "Neo4j 是一个图数据库。", "title": "Neo4j"})
+>>> rendered.lang, rendered.version == load_prompt("atomic_questions", "zh").version
+('zh', True)
 """
 
 from __future__ import annotations
@@ -17,16 +21,19 @@ from __future__ import annotations
 import functools
 import re
 import string
+from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
 from kg.errors import ConfigError
-from kg.llm.base import Message
 from kg.shared.text import detect_language
 
-__all__ = ["PROMPTS_DIR", "Prompt", "available_prompts", "load_prompt", "prompt_for"]
+__all__ = ["PROMPTS_DIR", "Message", "Prompt", "Rendered", "available_prompts", "load_prompt", "prompt_for", "render"]
+
+Message = dict[str, str]
+"""A chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``."""
 
 PROMPTS_DIR = Path(str(resources.files("kg") / "prompts"))
 _VERSION = re.compile(r"^#\s*version:\s*(\d+)\s*$")
@@ -86,6 +93,25 @@ def prompt_for(task: str, sample_text: str, *, folder: Path | None = None) -> Pr
     """The prompt of ``task`` in the language detected in ``sample_text``."""
     lang: Literal["en", "zh"] = detect_language(sample_text)
     return load_prompt(task, lang, folder=folder)
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """A prompt filled in: its chat ``messages``, the prompt's ``version`` (part of the cache key) and ``lang``."""
+
+    messages: list[Message]
+    version: int
+    lang: str
+
+
+def render(prompt: str, fields: Mapping[str, Any], *, lang: str | None = None, folder: Path | None = None) -> Rendered:
+    """The prompt ``prompt`` (a file stem) in ``lang`` filled in with ``fields``.
+
+    ``lang`` defaults to the language detected in the joined field values.
+    """
+    chosen = lang or detect_language(" ".join(str(v) for v in fields.values()))
+    loaded = load_prompt(prompt, chosen, folder=folder)
+    return Rendered(loaded.messages(**fields), loaded.version, loaded.lang)
 
 
 def available_prompts(folder: Path | None = None) -> dict[str, list[str]]:

@@ -1,10 +1,7 @@
-"""Pydantic output schemas of the LLM tasks, and the registry that names them.
+"""Pydantic output schemas of the LLM tasks; :mod:`kg.llm.tasks` binds each to its task's name and prompt.
 
-Each task that expects data declares one model here; its stable name (the task name) is what the client sends
-as the JSON-schema ``name`` and what the scripted test server keys responses by.
-
->>> schema_for("atomic_questions") is AtomicQuestions
-True
+>>> AtomicQuestions.model_validate({"questions": ["What is Neo4j?"]}).questions
+['What is Neo4j?']
 """
 
 from __future__ import annotations
@@ -15,8 +12,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 __all__ = [
-    "TASK_OUTPUT_TOKENS",
-    "TASK_SCHEMAS",
     "AtomSelection",
     "AtomicQuestions",
     "ChunkTags",
@@ -38,8 +33,6 @@ __all__ = [
     "TagClasses",
     "Triple",
     "Triples",
-    "output_budget",
-    "schema_for",
 ]
 
 
@@ -200,49 +193,3 @@ class EnhancedChunk(_Schema):
 
 
 MindMapNode.model_rebuild()
-
-TASK_SCHEMAS: dict[str, type[BaseModel]] = {
-    "atomic_questions": AtomicQuestions,
-    "triples": Triples,
-    "question_proposals": QuestionProposals,
-    "atom_selection": AtomSelection,
-    "answer": CitedAnswer,
-    "question_class": QuestionClass,
-    "tag_classes": TagClasses,
-    "chunk_tags": ChunkTags,
-    "tag_aliases": TagAliases,
-    "key_points": KeyPoints,
-    "fact_items": FactItems,
-    "mind_map": MindMap,
-    "forecast_explanation": ForecastExplanation,
-    "perspective": Perspective,
-    "synthesis": Synthesis,
-    "judge": JudgeVerdict,
-    "enhanced_chunk": EnhancedChunk,
-}
-
-
-# Completion tokens each task may use: enough for a complete reply, small enough that a model that does not
-# stop by itself is cut off in seconds, not minutes (a 2,048-token runaway takes 150 s on a local CPU model).
-TASK_OUTPUT_TOKENS: dict[str, int] = {
-    "atomic_questions": 384, "triples": 640, "question_proposals": 256, "atom_selection": 128, "answer": 512,
-    "question_class": 64, "tag_classes": 384, "chunk_tags": 256, "tag_aliases": 384, "key_points": 256,
-    "fact_items": 640, "mind_map": 768, "forecast_explanation": 384, "perspective": 384, "synthesis": 512,
-    "judge": 160, "enhanced_chunk": 320,
-}
-_DEFAULT_OUTPUT_TOKENS = 512
-
-
-def output_budget(task: str, cap: int | None = None) -> int:
-    """The completion-token budget of ``task`` (512 for tasks without one), at most ``cap`` when given.
-
-    >>> output_budget("question_class"), output_budget("answer", cap=100)
-    (64, 100)
-    """
-    budget = TASK_OUTPUT_TOKENS.get(task, _DEFAULT_OUTPUT_TOKENS)
-    return min(budget, cap) if cap is not None else budget
-
-
-def schema_for(task: str) -> type[BaseModel]:
-    """The output schema registered for ``task`` (KeyError for an unknown task)."""
-    return TASK_SCHEMAS[task]
