@@ -17,7 +17,7 @@ from collections.abc import Callable
 from kg.embeddings import Embedder
 from kg.errors import ReasoningError
 from kg.llm import LLM
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from reasoning.baselines import naive, self_ask, zero_shot_cot
 from reasoning.bindings import default_ports
 from reasoning.core import Run, usage_snapshot

@@ -7,7 +7,7 @@ from kg.embeddings import Embedder
 from kg.llm import LLM
 from kg.retrieval import atom_candidates, make_retriever
 from kg.retrieval.base import AtomCandidate
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
 from reasoning.tables import GraphTables

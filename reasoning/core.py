@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from kg.llm import LLM, CitedAnswer, LLMReport, Message, detect_language, load_prompt
 from kg.llm.prompts import PROMPTS_DIR
 from kg.retrieval.base import Hit
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from reasoning.evidence import check_citations, ground_citations, render_evidence
 from reasoning.extract import extract
 from reasoning.ports import Ports

@@ -15,7 +15,7 @@ from kg.layers.distilled import aggregate_rows, column_key
 from kg.layers.distilled.tables import AggregateOp
 from kg.layers.distilled.text import text_key
 from kg.retrieval.base import Hit, HitSource
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from reasoning.ports import Filter, RankedRow, TableInfo
 from reasoning.types import Aggregation
 

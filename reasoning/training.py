@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from kg.errors import ConfigError
 from kg.llm import LLM, AtomSelection, Message, QuestionProposals
 from kg.retrieval.base import Hit
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from reasoning.core import Run, usage_snapshot
 from reasoning.decompose import collect_candidates, render_candidates
 from reasoning.evidence import render_evidence, strip_markers

@@ -17,7 +17,8 @@ import pytest
 from kg.provisioning import LocalNeo4j
 from kg.provisioning.docker import docker_available
 from kg.settings import LocalServerSettings, free_port
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -61,7 +62,7 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestServe
 
 @pytest.fixture(scope="session")
 def session_store(neo4j_server: TestServer) -> Iterator[GraphStore]:
-    store = GraphStore.connect(neo4j_server.uri, neo4j_server.user, neo4j_server.password)
+    store = Neo4jGraphStore.connect(neo4j_server.uri, neo4j_server.user, neo4j_server.password)
     yield store
     store.close()
 

@@ -31,7 +31,8 @@ from kg.provisioning import Endpoint, ensure_endpoint
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.settings import Neo4jSettings, Settings
 from kg.shared.redaction import remember, secrets_of
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import SchemaStatus, ensure_schema, schema_status
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ class Strata:
                 uri=uri, user=user, password=SecretStr(password or ""), database=database)})
         remember(*secrets_of(base), password)  # masked wherever an error or report might quote them
         endpoint = ensure_endpoint(base)
-        store = GraphStore.connect(endpoint.uri, endpoint.user, endpoint.password, endpoint.database)
+        store = Neo4jGraphStore.connect(endpoint.uri, endpoint.user, endpoint.password, endpoint.database)
         try:
             chosen = embedder or make_embedder(base.embedder, cache_dir=base.cache_dir)
             ensure_schema(store, chosen.name, chosen.dimensions)

@@ -32,7 +32,7 @@ from kg.errors import RetrievalError
 from kg.llm import LLM
 from kg.retrieval.base import AtomCandidate, Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.methods.atom import atom_candidates
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = [
     "METHODS", "AtomCandidate", "Hit", "HitSource", "RetrievalFilter", "Retriever", "atom_candidates",

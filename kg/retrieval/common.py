@@ -9,7 +9,7 @@ import cypher
 from kg.embeddings import Embedder
 from kg.errors import RetrievalError
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter
-from kg.store.neo4j_store import GraphStore, Record
+from kg.store.base import GraphStore, Record
 
 __all__ = ["filter_params", "graph_has", "hit_from_row", "hits_by_id", "query_vector"]
 

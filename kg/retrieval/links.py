@@ -17,8 +17,8 @@ from collections.abc import Sequence
 
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.retrieval.common import filter_params, hit_from_row
+from kg.store.base import GraphStore
 from kg.store.lucene import name_query
-from kg.store.neo4j_store import GraphStore
 
 __all__ = ["mentions_title", "named_links", "title_core", "title_links"]
 

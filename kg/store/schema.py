@@ -13,7 +13,7 @@ from neo4j import RoutingControl
 
 import cypher
 from kg.errors import EmbeddingMismatchError
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema", "schema_status"]
 

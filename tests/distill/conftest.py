@@ -21,7 +21,7 @@ from kg.layers.corpus.ingest import Ingestor
 from kg.layers.distilled.text import sentences
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from kg.testing.scripted_llm import Item, ScriptedLLMServer
 

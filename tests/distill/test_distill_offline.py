@@ -11,7 +11,7 @@ import pytest
 from kg.layers.corpus.writer import delete_documents
 from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.distill.conftest import EMBEDDER, load_passages
 
 

@@ -16,7 +16,7 @@ import kg.layers.distilled.pseudograph as pseudograph
 from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_key
 from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.distill.conftest import (
     EMBEDDER,
     MarkerEmbedder,

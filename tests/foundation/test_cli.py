@@ -10,7 +10,7 @@ from pathlib import Path
 
 from kg.provisioning import record_server_kind, recorded_server_kind
 from kg.settings import Settings, free_port
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from tests.conftest import TestServer, jar_cache_dir
 

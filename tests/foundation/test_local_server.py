@@ -17,7 +17,7 @@ from pydantic import SecretStr
 from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError, StartTimeoutError
 from kg.provisioning import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
-from kg.store.neo4j_store import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import jar_cache_dir
 
 
@@ -102,7 +102,7 @@ def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
                             http_port=server.settings.http_port).start()
         assert not again.started
         assert again.pid == info.pid
-        with GraphStore.connect(info.bolt_uri, info.user, info.password) as store:
+        with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password) as store:
             assert store.server_version().startswith("Neo4j/5.26")
             store.query("CREATE (:Probe {id: 'kept'})", routing=RoutingControl.WRITE)
     finally:
@@ -118,7 +118,7 @@ def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
     # Data persists across stop and start.
     info = server.start()
     try:
-        with GraphStore.connect(info.bolt_uri, info.user, info.password) as store:
+        with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password) as store:
             rows = store.query("MATCH (p:Probe) RETURN p.id AS id")
             assert rows == [{"id": "kept"}]
     finally:
@@ -131,7 +131,7 @@ def test_writes_survive_a_server_restart(tmp_path: Path) -> None:
     server = make_server(tmp_path)
     info = server.start()
     try:
-        with GraphStore.connect(info.bolt_uri, info.user, info.password, retry_s=120) as store:
+        with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password, retry_s=120) as store:
             store.query("CREATE (:Probe {id: 'before'})", routing=RoutingControl.WRITE)
             server.stop()
             restarter = threading.Timer(1.0, server.start)
@@ -146,7 +146,7 @@ def test_writes_survive_a_server_restart(tmp_path: Path) -> None:
 
 def test_unreachable_server_is_reported_not_swallowed(tmp_path: Path) -> None:
     with pytest.raises(Neo4jUnavailable, match="no Neo4j answers"):
-        GraphStore.connect(f"neo4j://127.0.0.1:{free_port()}", "neo4j", "x", retry_s=1)
+        Neo4jGraphStore.connect(f"neo4j://127.0.0.1:{free_port()}", "neo4j", "x", retry_s=1)
 
 
 def test_start_timeout_reports_the_log_and_leaves_nothing_running(tmp_path: Path) -> None:

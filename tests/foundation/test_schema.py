@@ -7,7 +7,8 @@ import pytest
 from neo4j import GraphDatabase, RoutingControl
 
 from kg.errors import ConfigError, EmbeddingMismatchError
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import SCHEMA_VERSION, check_embedder, ensure_schema, schema_status
 from tests.conftest import TestServer
 
@@ -88,11 +89,11 @@ def test_a_knowledge_base_database_is_created_or_refused_by_edition(neo4j_server
     with GraphDatabase.driver(neo4j_server.uri, auth=auth[1:]) as driver:
         edition = driver.execute_query("CALL dbms.components() YIELD edition RETURN edition").records[0]["edition"]
         if edition == "enterprise":
-            with GraphStore.connect(*auth, "kb-alpha") as created:
+            with Neo4jGraphStore.connect(*auth, "kb-alpha") as created:
                 assert created.database == "kb-alpha"
             driver.execute_query("DROP DATABASE $name IF EXISTS", {"name": "kb-alpha"}, database_="system")
         else:
             with pytest.raises(ConfigError, match=r"(?s)community.*'kb-alpha'.*STRATA_NEO4J_URI"):
-                GraphStore.connect(*auth, "kb-alpha")
-    with GraphStore.connect(*auth, "neo4j") as existing:
+                Neo4jGraphStore.connect(*auth, "kb-alpha")
+    with Neo4jGraphStore.connect(*auth, "neo4j") as existing:
         assert existing.database == "neo4j"  # an existing database is used as it is

@@ -6,7 +6,7 @@ import pytest
 
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 
 EMBEDDER = HashingEmbedder(dimensions=64)

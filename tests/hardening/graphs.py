@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.conftest import REPO
 
 SITES = ("North", "South", "East", "West", "Harbour", "Ridge", "Valley", "Delta")

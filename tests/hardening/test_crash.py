@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.conftest import TestServer
 from tests.hardening.graphs import fingerprint, killed_at_random, strata_env, timed, watched, write_corpus
 

@@ -15,7 +15,7 @@ import pytest
 
 from kg.layers.corpus.ingest import Ingestor
 from kg.layers.corpus.writer import LOADED_BY_ANOTHER_RUN
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.conftest import REPO, TestServer
 from tests.hardening.graphs import fingerprint, strata_env, write_corpus
 from tests.loaders.conftest import corrupt_pdf, truncate_zip_member, write_docx, write_pdf, write_xlsx

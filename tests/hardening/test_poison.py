@@ -11,8 +11,8 @@ from neo4j import RoutingControl
 from kg.errors import Neo4jUnavailable, QueryError
 from kg.layers.corpus.ingest import Ingestor
 from kg.retrieval import make_retriever
+from kg.store.base import GraphStore
 from kg.store.lucene import MAX_CLAUSES, MAX_TERM_CHARS, lucene_query, name_query
-from kg.store.neo4j_store import GraphStore
 from loaders.chunking import MAX_WORD_CHARS
 from tests.hardening.conftest import EMBEDDER
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from kg.provisioning import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
-from kg.store.neo4j_store import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import jar_cache_dir
 
 
@@ -39,7 +39,7 @@ def test_local_server_is_private_and_its_password_never_on_a_command_line(tmp_pa
     watcher.start()
     try:
         info = server.start()
-        with GraphStore.connect(info.bolt_uri, info.user, info.password) as store:
+        with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password) as store:
             assert store.read("meta/ping")
     finally:
         done.set()

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kg.shared.redaction import MASK, redact, redact_data
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.conftest import REPO, TestServer
 from tests.surfaces.test_cli import server_env
 

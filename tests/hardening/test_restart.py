@@ -18,7 +18,8 @@ from kg.app.rest import ApiSettings, KnowledgeBases, StrataService, create_app
 from kg.llm import OfflineLLM
 from kg.provisioning import Endpoint, LocalNeo4j
 from kg.settings import LocalServerSettings, Settings, free_port
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import ensure_schema
 from tests.conftest import jar_cache_dir
 from tests.hardening.conftest import EMBEDDER
@@ -42,7 +43,7 @@ def own_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalNeo4j]
 
 def connect(server: LocalNeo4j) -> GraphStore:
     info = server.start()  # the running one
-    return GraphStore.connect(info.bolt_uri, info.user, info.password)
+    return Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password)
 
 
 def restart(server: LocalNeo4j) -> None:
@@ -81,7 +82,7 @@ def test_a_load_survives_a_restart_of_neo4j(tmp_path: Path, own_server: LocalNeo
 
 def api_over(server: LocalNeo4j, tmp_path: Path) -> TestClient:
     info = server.start()
-    store = GraphStore.connect(info.bolt_uri, info.user, info.password)
+    store = Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password)
     store.run_autocommit("meta/wipe")  # the load test's graph, built with the CLI's embedder
     ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
     home = tmp_path / "home"

@@ -10,7 +10,7 @@ from neo4j import RoutingControl
 from typer.testing import CliRunner
 
 from kg.app.cli import app
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.conftest import TestServer
 from tests.surfaces.test_cli import server_env
 

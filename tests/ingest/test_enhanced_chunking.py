@@ -13,7 +13,7 @@ from kg.errors import BudgetExceededError
 from kg.layers.corpus.ingest import Ingestor
 from kg.llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from kg.testing import ScriptedLLMServer
 from loaders import load_path

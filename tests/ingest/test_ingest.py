@@ -14,7 +14,7 @@ import pytest
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import FileReport, Ingestor
 from kg.layers.corpus.writer import delete_documents, document_id
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from loaders import SourceDocument, load_path
 from tests.loaders.conftest import corrupt_pdf, truncate_zip_member, write_docx, write_pdf, write_xlsx

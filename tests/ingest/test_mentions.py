@@ -10,7 +10,7 @@ from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor, prepare_structural
 from kg.layers.corpus.writer import DocumentWriter
 from kg.layers.resource.references import mention_keys
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from loaders import load_path
 

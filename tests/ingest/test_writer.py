@@ -11,7 +11,7 @@ import pytest
 from kg.app.bench.corpus import write_corpus
 from kg.layers.corpus.ingest import prepare_structural
 from kg.layers.corpus.writer import DocumentWriter, PreparedDocument, _covered, document_groups
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from loaders import load_path
 from loaders.models import Chunk, Sentence

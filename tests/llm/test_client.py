@@ -20,7 +20,7 @@ from kg.errors import (
 from kg.llm import AtomicQuestions, CitedAnswer, OfflineLLM, estimate_messages_tokens, make_llm
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.testing.scripted_llm import Fault, Reply, ScriptedLLMServer, truncated
 
 Client = Callable[..., OpenAICompatibleLLM]

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 import kg.app.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
 from kg.app.cli import app
 from kg.embeddings import HashingEmbedder
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from kg.testing.scripted_llm import ScriptedLLMServer
 from tests.conftest import TestServer

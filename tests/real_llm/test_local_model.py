@@ -22,7 +22,7 @@ from kg.layers.distilled import DistillReport
 from kg.llm import LLMReport, make_llm
 from kg.llm.local import LocalLLMInfo, LocalLLMServer
 from kg.settings import LLMSettings, LocalLLMSettings, Settings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from reasoning import ReasoningSettings
 from tests.conftest import TestServer

@@ -14,7 +14,7 @@ from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor
 from kg.llm import LLM, make_llm
 from kg.settings import LLMSettings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from kg.testing import ScriptedLLMServer
 

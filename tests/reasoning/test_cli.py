@@ -13,7 +13,7 @@ import kg.app.cli.commands  # noqa: F401  (registers the commands, as ``strata``
 from kg.app.cli import app
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from tests.conftest import TestServer
 from tests.reasoning.conftest import DOCS

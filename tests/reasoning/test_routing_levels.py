@@ -10,7 +10,7 @@ import pytest
 from kg.layers.corpus.ingest import Ingestor
 from kg.layers.distilled import distill
 from kg.llm import LLM, OfflineLLM
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from kg.testing import ScriptedLLMServer
 from reasoning import ReasoningSettings, answer

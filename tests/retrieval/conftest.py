@@ -14,7 +14,7 @@ from neo4j import RoutingControl
 
 from kg.app.evaluation.runner import corpus_documents, load_corpus
 from kg.embeddings import HashingEmbedder
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from loaders import split_sentences
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.conftest import TestServer
 
 DOCUMENTS = {

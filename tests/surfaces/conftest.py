@@ -14,7 +14,8 @@ from kg.embeddings import HashingEmbedder
 from kg.llm import OfflineLLM
 from kg.provisioning import Endpoint
 from kg.settings import LocalServerSettings, Settings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import ensure_schema
 from tests.conftest import TestServer
 
@@ -37,7 +38,7 @@ def make_kb(store: GraphStore, neo4j_server: TestServer, tmp_path: Path) -> Iter
         settings = Settings(home=home, cache_dir=tmp_path / "cache", kb=kb,
                             local=LocalServerSettings(home=home / "neo4j", cache_dir=tmp_path / "cache"),
                             batch_size=100, chunk_tokens=120, chunk_overlap=16)
-        own = GraphStore.connect(neo4j_server.uri, neo4j_server.user, neo4j_server.password)
+        own = Neo4jGraphStore.connect(neo4j_server.uri, neo4j_server.user, neo4j_server.password)
         opened.append(Strata(settings, own, EMBEDDER, endpoint, OfflineLLM()))
         return opened[-1]
 

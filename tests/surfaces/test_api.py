@@ -12,7 +12,7 @@ from neo4j import RoutingControl
 from kg.app.client import Strata
 from kg.app.demo import CORPUS
 from kg.app.rest import ApiSettings, KnowledgeBases, StrataService, create_app
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 Client = Callable[..., TestClient]
 

@@ -10,7 +10,7 @@ import cypher
 from kg.app.browser import browser_link, evidence_cypher, grass_path
 from kg.app.client import LAYERS, Strata
 from kg.app.demo import CORPUS
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from tests.conftest import REPO
 
 

@@ -13,7 +13,7 @@ from rich.console import Console
 from kg.app.client import Strata
 from kg.app.demo import CORPUS, QUESTIONS, run_demo
 from kg.app.rest import StrataService
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 # Who links to or names whom, as written in the corpus.
 REFERENCES = {

@@ -40,7 +40,8 @@ from kg.errors import ConfigError
 from kg.llm import OfflineLLM
 from kg.provisioning import Endpoint
 from kg.settings import LocalServerSettings, Settings, free_port
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import ensure_schema
 from tests.conftest import TestServer
 
@@ -56,7 +57,7 @@ def _client(neo4j_server: TestServer, home: Path, kb: str = "default") -> Strata
                         local=LocalServerSettings(home=home / "neo4j", cache_dir=home / "cache"),
                         batch_size=100, chunk_tokens=120, chunk_overlap=16)
     endpoint = Endpoint(neo4j_server.uri, neo4j_server.user, neo4j_server.password, None, "remote", None)
-    store = GraphStore.connect(neo4j_server.uri, neo4j_server.user, neo4j_server.password)
+    store = Neo4jGraphStore.connect(neo4j_server.uri, neo4j_server.user, neo4j_server.password)
     return Strata(settings, store, EMBEDDER, endpoint, OfflineLLM())
 
 

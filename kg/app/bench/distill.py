@@ -29,7 +29,8 @@ from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.provisioning.throwaway import throwaway_server
 from kg.settings import LLMSettings, Settings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import ensure_schema
 from kg.testing.scripted_llm import ScriptedLLMServer
 
@@ -144,7 +145,7 @@ def run_distill_bench(settings: Settings, *, passages: int = 1000, sizes: Sequen
     embedder = HashingEmbedder(256)
     texts = _passages(corpus, passages)
     with throwaway_server(settings) as endpoint:
-        store = GraphStore.connect(endpoint.uri, endpoint.user, endpoint.password)
+        store = Neo4jGraphStore.connect(endpoint.uri, endpoint.user, endpoint.password)
         try:
             ensure_schema(store, embedder.name, embedder.dimensions)
             folder = work_dir or Path(settings.cache_dir) / "bench"

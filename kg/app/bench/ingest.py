@@ -31,7 +31,8 @@ from kg.layers.corpus.writer import GROUP_CHUNKS, DocumentWriter, PreparedDocume
 from kg.layers.resource.references import link_title_mentions
 from kg.provisioning.throwaway import throwaway_server
 from kg.settings import Settings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import ensure_schema
 from loaders import load_path
 
@@ -59,7 +60,7 @@ def run_ingest_bench(settings: Settings, *, passages: int = 10_000, corpus: Path
         warmup = _prepare(write_corpus(Path(tmp) / "warmup_corpus.json", _WARMUP, seed=11), settings)
     n_chunks = sum(len(d.chunks) for d in docs)
     schema_embedder = HashingEmbedder(dimensions=8)  # the schema needs a dimension; nothing is embedded
-    with throwaway_server(settings) as endpoint, GraphStore.connect(endpoint.uri, endpoint.user,
+    with throwaway_server(settings) as endpoint, Neo4jGraphStore.connect(endpoint.uri, endpoint.user,
                                                                      endpoint.password) as store:
         ensure_schema(store, schema_embedder.name, schema_embedder.dimensions)
         _batched(store, warmup, settings.batch_size)

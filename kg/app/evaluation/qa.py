@@ -28,7 +28,7 @@ from kg.app.evaluation.runner import corpus_documents, distill_eval_layers, isol
 from kg.embeddings import Embedder
 from kg.llm import LLM, JudgeVerdict, LLMReport, detect_language, load_prompt
 from kg.settings import Settings
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from loaders import QAQuestion, load_questions
 
 __all__ = [

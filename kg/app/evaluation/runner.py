@@ -28,7 +28,8 @@ from kg.provisioning.local import LocalNeo4j
 from kg.provisioning.throwaway import throwaway_server
 from kg.retrieval.common import graph_has
 from kg.settings import LocalServerSettings, Settings, kept_ports
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import ensure_schema
 from loaders.models import SourceDocument
 from loaders.qa import QALoader
@@ -60,7 +61,7 @@ def isolated_store(settings: Settings, embedder: Embedder, *, kb: str | None = N
 
 
 def _schema_store(uri: str, user: str, password: str, embedder: Embedder) -> Iterator[GraphStore]:
-    store = GraphStore.connect(uri, user, password)
+    store = Neo4jGraphStore.connect(uri, user, password)
     try:
         ensure_schema(store, embedder.name, embedder.dimensions)
         yield store

@@ -38,7 +38,7 @@ from kg.layers.corpus.writer import (
 from kg.layers.resource.references import link_title_mentions
 from kg.llm import LLM, estimate_tokens, load_prompt
 from kg.shared.redaction import redact
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
 from loaders.registry import Skipped

@@ -32,8 +32,8 @@ from neo4j import RoutingControl
 import cypher
 from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
 from kg.layers.resource.references import mention_keys
+from kg.store.base import GraphStore, Transaction
 from kg.store.lucene import name_query
-from kg.store.neo4j_store import GraphStore, Transaction
 from loaders.models import Chunk, Sentence, SourceDocument
 
 __all__ = [

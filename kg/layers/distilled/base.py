@@ -24,7 +24,7 @@ from kg.errors import BudgetExceededError, LLMError, LLMUnavailableError
 from kg.layers.distilled.models import ChunkFailure, ChunkRecord, DistillConfig, LayerName
 from kg.llm import LLM, load_prompt
 from kg.shared.text import detect_language
-from kg.store.neo4j_store import GraphStore, Transaction
+from kg.store.base import GraphStore, Transaction
 
 __all__ = ["Built", "Context", "LLMOutcome", "Layer", "short_hash"]
 

@@ -27,7 +27,7 @@ from kg.layers.distilled.tables import TablesLayer
 from kg.layers.distilled.tags import TagsLayer
 from kg.layers.distilled.triples import TriplesLayer
 from kg.llm import LLM
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_tasks_of", "parse_layers"]
 

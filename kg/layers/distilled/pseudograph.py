@@ -36,7 +36,7 @@ from kg.layers.distilled.base import Built, Layer, call_many, short_hash
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import rouge_l, sentences, statements, text_key
 from kg.llm import FactItems, MindMap, MindMapNode
-from kg.store.neo4j_store import GraphStore, Transaction
+from kg.store.base import GraphStore, Transaction
 
 __all__ = ["PseudoGraphLayer", "fuse"]
 

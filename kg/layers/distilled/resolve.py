@@ -32,7 +32,7 @@ import numpy.typing as npt
 from kg.embeddings import Embedder
 from kg.layers.distilled.models import DistillConfig
 from kg.layers.distilled.text import name_key, name_similarity
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["EntityResolver", "Resolution", "ResolvedEntity", "canonical_type", "entity_key", "types_compatible"]
 

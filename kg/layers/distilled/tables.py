@@ -25,7 +25,7 @@ from kg.errors import RetrievalError
 from kg.layers.distilled.base import Built, Layer
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import text_key
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["AggregateOp", "RowAggregate", "TablesLayer", "aggregate_rows", "column_key", "parse_number"]
 

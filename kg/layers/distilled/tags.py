@@ -23,7 +23,7 @@ from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import keyphrases, name_key
 from kg.llm import ChunkTags, TagAliases, TagClass, TagClasses
 from kg.shared.text import is_cjk
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["TagAliases", "TagsLayer", "expand_query_with_tags"]
 

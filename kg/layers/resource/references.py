@@ -31,8 +31,8 @@ import re
 from dataclasses import dataclass
 
 from kg.errors import Neo4jError, Neo4jUnavailable
+from kg.store.base import GraphStore
 from kg.store.lucene import STOPWORDS, escape_lucene
-from kg.store.neo4j_store import GraphStore
 from loaders.builder import cjk_ratio
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "link_title_mentions", "mention_keys"]

@@ -11,7 +11,7 @@ from kg.embeddings import Embedder
 from kg.retrieval.base import AtomCandidate, Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
 from kg.retrieval.methods.chunk import chunk_vector_hits
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["AtomRetriever", "atom_candidates", "atom_hits"]
 

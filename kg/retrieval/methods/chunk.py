@@ -5,7 +5,7 @@ from __future__ import annotations
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["ChunkVectorRetriever", "chunk_vector_hits"]
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row
 from kg.retrieval.fusion import fuse_hits
+from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
-from kg.store.neo4j_store import GraphStore
 
 __all__ = ["FulltextRetriever", "fulltext_hits"]
 

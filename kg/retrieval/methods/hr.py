@@ -15,7 +15,7 @@ from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import query_vector
 from kg.retrieval.methods.atom import atom_candidates
 from kg.retrieval.methods.chunk import chunk_vector_hits
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["HierarchicalRetriever"]
 

@@ -14,8 +14,8 @@ from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion
+from kg.store.base import GraphStore, Record
 from kg.store.lucene import lucene_query
-from kg.store.neo4j_store import GraphStore, Record
 
 __all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "hybrid_hits", "hybrid_hits_with_links"]
 

@@ -27,7 +27,7 @@ from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
 from kg.retrieval.methods.chunk import chunk_vector_hits
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["Component", "FactEdge", "KG2RAGRetriever", "Reranker", "maximum_spanning_forest", "organise",
            "paragraph_order"]

@@ -25,7 +25,7 @@ from kg.embeddings import Embedder
 from kg.llm import LLM, KeyPoints, prompt_for
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["FactPath", "KeyPoints", "MindMapContext", "PGRAGRetriever", "render_mind_map", "upper_index", "walk"]
 

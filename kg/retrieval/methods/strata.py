@@ -26,8 +26,8 @@ from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_ve
 from kg.retrieval.fusion import fuse_hits
 from kg.retrieval.links import named_links, title_links
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, LinkedHit, hybrid_hits_with_links
+from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
-from kg.store.neo4j_store import GraphStore
 
 __all__ = ["LINK_WEIGHTS", "StrataRetriever"]
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
-from kg.store.neo4j_store import GraphStore
+from kg.store.base import GraphStore
 
 __all__ = ["TagExpansionRetriever", "tag_expander"]
 

@@ -7,7 +7,7 @@ import typer
 from kg.app.cli.app import console, emit_json, neo4j_app, settings_of
 from kg.errors import Neo4jError
 from kg.provisioning import NEO4J_VERSION, docker_server, ensure_endpoint, local_server, recorded_server_kind
-from kg.store.neo4j_store import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import schema_status
 
 
@@ -77,7 +77,7 @@ def status(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", he
             _show(data, json_out)
             raise typer.Exit(1)
     try:
-        with GraphStore.connect(uri, user, password, settings.neo4j.database if settings.neo4j else None) as store:
+        with Neo4jGraphStore.connect(uri, user, password, settings.neo4j.database if settings.neo4j else None) as store:
             schema = schema_status(store)
             data.update(running=True, version=store.server_version(), schema_installed=schema.installed,
                         embedder=schema.embedder, dimensions=schema.dimensions)
