@@ -4,18 +4,28 @@ Order: STRATA_TEST_NEO4J_URI (a server handed to the tests, which they wipe); el
 container when an engine answers; else a throwaway local Neo4j Community 5.26 with its own free ports and
 a temporary data folder (the jar cache is shared, it holds no data). STRATA_NEO4J_URI and the user's
 local instance are never used. If no server can be had the session fails and says why: no silent skip.
+
+The ``neo4j`` marker means "needs a real Neo4j": every test whose fixtures reach :func:`neo4j_server` gets it
+at collection, and the tests that start a server another way (a second local server, ``strata neo4j start``,
+a command that provisions one) carry it explicitly. ``pytest -m "not neo4j"`` is the fast tier: it runs
+without any server, and two guards keep it honest. The session server fails loudly when a test without the
+marker asks for it (e.g. through ``request.getfixturevalue``), and a test without the marker fails when a
+Neo4j process appears under this session's temporary folder while it runs.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import psutil
 import pytest
 
 from kg.provisioning import LocalNeo4j
 from kg.provisioning.docker import docker_available
+from kg.provisioning.local import ENTRY_POINT
 from kg.settings import LocalServerSettings, free_port
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
@@ -28,6 +38,99 @@ def jar_cache_dir() -> Path:
     return Path(os.environ.get("STRATA_CACHE_DIR", Path.home() / ".cache" / "strata"))
 
 
+NEO4J_FIXTURE = "neo4j_server"
+CURRENT_TEST = pytest.StashKey[pytest.Item]()
+BASETEMP = pytest.StashKey[Path]()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test whose fixture closure holds the session's Neo4j server (before ``-m`` deselects)."""
+    for item in items:
+        if NEO4J_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.neo4j)
+
+
+def needs_neo4j(item: pytest.Item) -> bool:
+    return item.get_closest_marker("neo4j") is not None
+
+
+def session_neo4j_processes(basetemp: Path) -> dict[int, str]:
+    """Neo4j processes whose home is under this session's temporary folder: pid -> home."""
+    found: dict[int, str] = {}
+    prefix = f"--home-dir={basetemp}"
+    for proc in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if ENTRY_POINT in cmdline:
+            home = next((arg for arg in cmdline if arg.startswith(prefix)), None)
+            if home is not None:
+                found[proc.info["pid"]] = home.removeprefix("--home-dir=")
+    return found
+
+
+def session_basetemp(config: pytest.Config) -> Path | None:
+    return config.stash.get(BASETEMP, None)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _record_basetemp(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> None:
+    request.config.stash[BASETEMP] = tmp_path_factory.getbasetemp()
+
+
+class ServerLaunches:
+    """Commands this process launches that start a Neo4j (the local server's Java entry point, or Docker),
+    seen by an audit hook while a test without the ``neo4j`` marker runs."""
+
+    def __init__(self) -> None:
+        self.watching = False
+        self.seen: list[str] = []
+        sys.addaudithook(self.audit)
+
+    def audit(self, event: str, args: tuple[object, ...]) -> None:
+        if not self.watching or event != "subprocess.Popen":
+            return
+        argv = args[1]
+        line = " ".join(map(str, argv)) if isinstance(argv, (list, tuple)) else str(argv)
+        words = line.split()
+        docker_start = bool(words) and Path(words[0]).name == "docker" and bool({"run", "start", "up"} & set(words))
+        if ENTRY_POINT in line:
+            self.seen.append(next((w for w in words if w.startswith("--home-dir=")), ENTRY_POINT))
+        elif docker_start:
+            self.seen.append(line[:200])
+
+
+LAUNCHES = ServerLaunches()
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    item.config.stash[CURRENT_TEST] = item
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """A test without the ``neo4j`` marker fails if it started a Neo4j: it launched the server's Java entry
+    point or Docker, one of this session's Neo4j processes appeared while it ran, or a Neo4j database folder
+    appeared in its ``tmp_path`` (a server a ``strata`` subprocess started and stopped again leaves one)."""
+    basetemp = session_basetemp(item.config)
+    if needs_neo4j(item) or basetemp is None:
+        return (yield)
+    before = session_neo4j_processes(basetemp)
+    LAUNCHES.watching, LAUNCHES.seen = True, []
+    try:
+        result = yield
+    finally:
+        LAUNCHES.watching = False
+    started = [f"launched {line}" for line in LAUNCHES.seen]
+    started += [f"pid {pid} in {home}" for pid, home in session_neo4j_processes(basetemp).items()
+                if pid not in before]
+    tmp_path = getattr(item, "funcargs", {}).get("tmp_path")
+    if isinstance(tmp_path, Path):
+        started += [f"databases in {found.parent.parent}" for found in tmp_path.glob("**/data/databases")]
+    if started:
+        pytest.fail(f"{item.nodeid} started Neo4j ({'; '.join(started)}) but is not marked neo4j: mark it "
+                    "@pytest.mark.neo4j so that the fast tier (-m 'not neo4j') leaves it out", pytrace=False)
+    return result
+
+
 class TestServer:
     __test__ = False
 
@@ -36,7 +139,12 @@ class TestServer:
 
 
 @pytest.fixture(scope="session")
-def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestServer]:
+def neo4j_server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+                 ) -> Iterator[TestServer]:
+    test = request.config.stash.get(CURRENT_TEST, None)
+    if test is None or not needs_neo4j(test):
+        raise RuntimeError(f"{test.nodeid if test else 'a test'} asked for the Neo4j server without the neo4j "
+                           "marker: mark it @pytest.mark.neo4j (the fast tier, -m 'not neo4j', must not need one)")
     uri = os.environ.get("STRATA_TEST_NEO4J_URI")
     if uri:
         yield TestServer(uri, os.environ.get("STRATA_TEST_NEO4J_USER", "neo4j"),

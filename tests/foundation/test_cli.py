@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from kg.provisioning import record_server_kind, recorded_server_kind
 from kg.settings import Settings, free_port
 from kg.store.base import GraphStore
@@ -28,6 +30,7 @@ def private_env(home: Path) -> dict[str, str]:
     return env
 
 
+@pytest.mark.neo4j
 def test_neo4j_lifecycle_and_schema_through_the_cli(tmp_path: Path) -> None:
     env = private_env(tmp_path)
     settings = Settings.from_env(env)

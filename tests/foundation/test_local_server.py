@@ -86,6 +86,7 @@ def test_port_taken_is_reported(tmp_path: Path) -> None:
     assert not server.pid_file.exists()
 
 
+@pytest.mark.neo4j
 def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
     server = make_server(tmp_path)
     info = server.start()
@@ -126,6 +127,7 @@ def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
 
 
 
+@pytest.mark.neo4j
 def test_writes_survive_a_server_restart(tmp_path: Path) -> None:
     """A write issued while Neo4j restarts is retried by the managed transaction, not lost or swallowed."""
     server = make_server(tmp_path)
@@ -149,6 +151,7 @@ def test_unreachable_server_is_reported_not_swallowed(tmp_path: Path) -> None:
         Neo4jGraphStore.connect(f"neo4j://127.0.0.1:{free_port()}", "neo4j", "x", retry_s=1)
 
 
+@pytest.mark.neo4j
 def test_start_timeout_reports_the_log_and_leaves_nothing_running(tmp_path: Path) -> None:
     server = make_server(tmp_path, start_timeout_s=0.5)
     with pytest.raises(StartTimeoutError, match="Log tail") as caught:

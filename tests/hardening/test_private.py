@@ -7,6 +7,8 @@ import os
 import threading
 from pathlib import Path
 
+import pytest
+
 from kg.provisioning import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
 from kg.store.neo4j_store import Neo4jGraphStore
@@ -23,6 +25,7 @@ def command_lines() -> list[bytes]:
     return lines
 
 
+@pytest.mark.neo4j
 def test_local_server_is_private_and_its_password_never_on_a_command_line(tmp_path: Path) -> None:
     home = tmp_path / "kbs" / "private" / "neo4j"
     server = LocalNeo4j(LocalServerSettings(home=home, cache_dir=jar_cache_dir(), bolt_port=free_port(),

@@ -13,6 +13,7 @@ from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 
 
+@pytest.mark.neo4j
 @pytest.mark.slow
 def test_bench_ingest_reports_both_writers(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"

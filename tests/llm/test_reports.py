@@ -93,6 +93,7 @@ def test_load_and_ask_report_what_the_server_reported(cli_env: dict[str, str], s
         assert "llm: scripted-model: 1 calls" in asked.stderr
 
 
+@pytest.mark.neo4j
 def test_offline_eval_report_has_the_llm_block(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "report.json"
     result = CliRunner().invoke(app, [

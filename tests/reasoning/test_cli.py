@@ -47,6 +47,7 @@ def _record(qid: str, question: str, answer: str, paragraphs: dict[str, list[str
             "supporting_facts": [[first, 0]], "context": [[t, sents] for t, sents in paragraphs.items()]}
 
 
+@pytest.mark.neo4j
 @pytest.mark.slow
 def test_eval_qa_offline_writes_the_report_and_chart(tmp_path: Path) -> None:
     dataset = tmp_path / "tiny.json"

@@ -21,6 +21,7 @@ def test_generated_passages_are_deterministic_and_name_a_neighbour() -> None:
     assert all(" near Place " in d.text for d in first)
 
 
+@pytest.mark.neo4j
 @pytest.mark.slow
 def test_bench_query_reports_every_method_and_the_numpy_yardstick(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"

@@ -13,6 +13,7 @@ from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 
 
+@pytest.mark.neo4j
 @pytest.mark.slow
 def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path) -> None:
     out = tmp_path / "report.json"
