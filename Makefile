@@ -9,7 +9,7 @@ LLM_STAMP := $(VENV)/.installed-llm-$(shell cat pyproject.toml | cksum | cut -d'
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
 	-DLLAMA_BUILD_TOOLS=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-llm demo demo-llm test check lint types layers clean
+.PHONY: install install-llm demo demo-llm test test-fast check lint types layers clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -42,6 +42,10 @@ demo-llm: $(LLM_STAMP)
 test: $(LLM_STAMP)
 	scripts/system-deps --test
 	STRATA_REQUIRE_REAL_LLM=1 $(BIN)/python -m pytest
+
+## The fast tier: every test that needs neither a Neo4j nor a real model; no server is started.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m "not neo4j and not real_llm"
 
 ## Lint, type and layer checks, as CI runs them.
 check: lint types layers
