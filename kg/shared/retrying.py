@@ -1,4 +1,6 @@
-"""Retries with exponential backoff and full jitter, honouring ``Retry-After``.
+"""Retrying: the one retry loop (:func:`retry_call`, and its coroutine twin), and the policy for an
+OpenAI-compatible endpoint (LLM and embeddings): exponential backoff with full jitter, honouring ``Retry-After``.
+The graph store drives the same loop with its own deadline (:mod:`kg.store.neo4j_store`).
 
 Retried: HTTP 408, 409, 429 and 5xx, timeouts and dropped connections. Anything else (400, 401, 404, ...)
 fails at once (LLMError). After ``max_retries`` retries :class:`~kg.errors.LLMUnavailableError` is raised.
@@ -23,7 +25,7 @@ import openai
 
 from kg.errors import LLMError, LLMUnavailableError, StrataError
 
-__all__ = ["RetryPolicy", "parse_retry_after", "retry_async", "retry_sync"]
+__all__ = ["RetryPolicy", "parse_retry_after", "retry_async", "retry_call", "retry_call_async", "retry_sync"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -114,7 +116,7 @@ def _give_up(
     return (exhausted or LLMUnavailableError)(message)
 
 
-def _wait_or_raise(exc: openai.OpenAIError, attempt: int, policy: RetryPolicy, what: str,
+def _wait_or_raise(exc: Exception, attempt: int, policy: RetryPolicy, what: str,
                    wrap: Callable[[str], StrataError] | None,
                    exhausted: Callable[[str], StrataError] | None) -> float:
     """How long to wait before attempt ``attempt + 1``; raises the typed error when ``exc`` is final."""
@@ -133,6 +135,40 @@ def _wait_or_raise(exc: openai.OpenAIError, attempt: int, policy: RetryPolicy, w
     return wait
 
 
+def retry_call(call: Callable[[], T], wait_after: Callable[[int, Exception], float],
+               catch: type[Exception] | tuple[type[Exception], ...]) -> T:
+    """The one retry loop: ``call()`` until it succeeds. After the ``n``-th failure of a ``catch`` type,
+    ``wait_after(n, exc)`` either raises (the failure is final) or says how long to sleep first."""
+    attempt = 0
+    while True:
+        try:
+            return call()
+        except catch as exc:
+            attempt += 1
+            wait = wait_after(attempt, exc)
+        time.sleep(wait)
+
+
+async def retry_call_async(call: Callable[[], Awaitable[T]], wait_after: Callable[[int, Exception], float],
+                           catch: type[Exception] | tuple[type[Exception], ...]) -> T:
+    """:func:`retry_call` for a coroutine: the event loop keeps running while it waits."""
+    attempt = 0
+    while True:
+        try:
+            return await call()
+        except catch as exc:
+            attempt += 1
+            wait = wait_after(attempt, exc)
+        await asyncio.sleep(wait)
+
+
+def _endpoint_wait(policy: RetryPolicy, what: str, wrap: Callable[[str], StrataError] | None,
+                   exhausted: Callable[[str], StrataError] | None) -> Callable[[int, Exception], float]:
+    def wait_after(attempt: int, exc: Exception) -> float:
+        return _wait_or_raise(exc, attempt, policy, what, wrap, exhausted)
+    return wait_after
+
+
 async def retry_async(
     call: Callable[[], Awaitable[T]],
     policy: RetryPolicy,
@@ -141,15 +177,8 @@ async def retry_async(
     wrap: Callable[[str], StrataError] | None = None,
     exhausted: Callable[[str], StrataError] | None = None,
 ) -> T:
-    """Await ``call()`` until it succeeds, retrying retryable errors per ``policy``."""
-    attempt = 0
-    while True:
-        try:
-            return await call()
-        except openai.OpenAIError as exc:
-            attempt += 1
-            wait = _wait_or_raise(exc, attempt, policy, what, wrap, exhausted)
-        await asyncio.sleep(wait)
+    """Await ``call()`` until it succeeds, retrying an endpoint's retryable errors per ``policy``."""
+    return await retry_call_async(call, _endpoint_wait(policy, what, wrap, exhausted), openai.OpenAIError)
 
 
 def retry_sync(
@@ -160,12 +189,5 @@ def retry_sync(
     wrap: Callable[[str], StrataError] | None = None,
     exhausted: Callable[[str], StrataError] | None = None,
 ) -> T:
-    """Call ``call()`` until it succeeds, retrying retryable errors per ``policy`` (blocking)."""
-    attempt = 0
-    while True:
-        try:
-            return call()
-        except openai.OpenAIError as exc:
-            attempt += 1
-            wait = _wait_or_raise(exc, attempt, policy, what, wrap, exhausted)
-        time.sleep(wait)
+    """Call ``call()`` until it succeeds, retrying an endpoint's retryable errors per ``policy`` (blocking)."""
+    return retry_call(call, _endpoint_wait(policy, what, wrap, exhausted), openai.OpenAIError)

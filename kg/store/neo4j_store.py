@@ -28,6 +28,7 @@ from neo4j import exceptions as neo4j_exc
 
 import cypher
 from kg.errors import ConfigError, ConflictError, Neo4jError, Neo4jUnavailable, QueryError
+from kg.shared.retrying import retry_call
 from kg.store.base import Query, Record, RowT
 
 __all__ = ["Neo4jGraphStore", "Neo4jTransaction", "Record", "retry_budget"]
@@ -195,21 +196,21 @@ class Neo4jGraphStore:
         minutes to fail that way under the driver's own retries, since the limit is hit at commit)."""
         budget = _RETRY_BUDGET.get()
         deadline = time.monotonic() + (self.retry_s if budget is None else min(budget, self.retry_s))
-        delay = 0.1
+
+        def wait_after(attempt: int, exc: Exception) -> float:
+            if isinstance(exc, neo4j_exc.Neo4jError) and (exc.code or "").endswith("OutOfMemoryError"):
+                raise Neo4jError(
+                    f"the transaction needs more memory than the server allows ({exc.code}); give Neo4j "
+                    "a larger heap (STRATA_NEO4J_HEAP for the local server) or write less at once"
+                ) from exc
+            delay = min(0.1 * 2.0 ** (attempt - 1), 2.0)
+            retryable = isinstance(exc, neo4j_exc.Neo4jError | neo4j_exc.DriverError) and exc.is_retryable()
+            if not retryable or time.monotonic() + delay > deadline:
+                raise exc
+            return delay
+
         with _wrapped(self.uri):
-            while True:
-                try:
-                    return attempt()
-                except (neo4j_exc.Neo4jError, neo4j_exc.DriverError) as exc:
-                    if isinstance(exc, neo4j_exc.Neo4jError) and (exc.code or "").endswith("OutOfMemoryError"):
-                        raise Neo4jError(
-                            f"the transaction needs more memory than the server allows ({exc.code}); give Neo4j "
-                            "a larger heap (STRATA_NEO4J_HEAP for the local server) or write less at once"
-                        ) from exc
-                    if not exc.is_retryable() or time.monotonic() + delay > deadline:
-                        raise
-                time.sleep(delay)
-                delay = min(2 * delay, 2.0)
+            return retry_call(attempt, wait_after, (neo4j_exc.Neo4jError, neo4j_exc.DriverError))
 
     def write_batches(self, name: str, rows: Sequence[Any], /, *, batch_size: int = 1000, **params: Any) -> int:
         """``UNWIND $rows`` in batches, one transaction per batch; returns the rows written."""
