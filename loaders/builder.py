@@ -15,9 +15,10 @@ import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from kg.shared.text import detect_language
 from loaders.models import Figure, Link, Section, SourceDocument, Table, TextBlock
 
-__all__ = ["TextBuilder", "cjk_ratio", "render_csv", "render_markdown_table", "sha256_file"]
+__all__ = ["TextBuilder", "render_csv", "render_markdown_table", "sha256_file"]
 
 _SEPARATOR = "\n\n"
 # Memory bound of a document's blocks whatever its structure: past MANY_BLOCKS blocks, a block shorter than
@@ -25,7 +26,6 @@ _SEPARATOR = "\n\n"
 MANY_BLOCKS = 5_000
 SMALL_BLOCK = 200
 JOINED_BLOCK = 2_000
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 _WS = re.compile(r"\s+")
 
 
@@ -36,12 +36,6 @@ def sha256_file(path: Path) -> str:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
-
-
-def cjk_ratio(text: str) -> float:
-    """Share of non-space characters that are CJK; decides language tags and GB18030 plausibility."""
-    visible = len(text) - sum(1 for ch in text if ch.isspace())
-    return len(_CJK.findall(text)) / visible if visible else 0.0
 
 
 def _cell(value: str) -> str:
@@ -227,5 +221,5 @@ class TextBuilder:
             tables=self.tables,
             figures=self.figures,
             links=self.links,
-            language="zh" if cjk_ratio(text[:20000]) > 0.3 else "en",
+            language=detect_language(text[:20000]),
         )

@@ -22,10 +22,11 @@ Enhanced chunking (PIKE-RAG's recurrent splitting with forward summaries) builds
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 
+from kg.shared.ids import chunk_id
+from kg.shared.text import MAX_WORD_CHARS, count_tokens, token_spans
 from loaders.models import Chunk, ChunkKind, SourceDocument, TextBlock
 
 __all__ = [
@@ -34,10 +35,6 @@ __all__ = [
 
 DEFAULT_MAX_TOKENS = 256
 DEFAULT_OVERLAP = 32
-MAX_WORD_CHARS = 100
-
-_CJK_CHARS = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN = re.compile(rf"[{_CJK_CHARS}]|[^\s{_CJK_CHARS}]{{1,{MAX_WORD_CHARS}}}|\s{{{MAX_WORD_CHARS}}}")
 # A sentence ends at Western punctuation followed by whitespace, at Chinese full-width stops (no space
 # follows them in Chinese), or at a line break; closing quotes/brackets stay with the sentence.
 _SENTENCE_END = re.compile(
@@ -45,11 +42,6 @@ _SENTENCE_END = re.compile(
 )
 # Abbreviations that end in a period but rarely end a sentence.
 _ABBREVIATION = re.compile(r"(?:\b(?:Mr|Mrs|Ms|Dr|Prof|Sr|Jr|St|vs|etc|e\.g|i\.e|Fig|No|cf)|\b[A-Z])\.$")
-
-
-def count_tokens(text: str) -> int:
-    """Approximate token count: words, plus one per CJK character."""
-    return sum(1 for _ in _TOKEN.finditer(text))
 
 
 def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
@@ -75,7 +67,7 @@ def split_sentences(text: str, start: int = 0, end: int | None = None) -> list[t
 
 def _split_long(text: str, span: tuple[int, int], max_tokens: int) -> list[tuple[int, int]]:
     """Cut one over-long sentence into pieces of at most ``max_tokens`` tokens, at token boundaries."""
-    tokens = [(m.start(), m.end()) for m in _TOKEN.finditer(text, span[0], span[1])]
+    tokens = token_spans(text, span[0], span[1])
     return [
         (tokens[i][0], tokens[min(i + max_tokens, len(tokens)) - 1][1])
         for i in range(0, len(tokens), max_tokens)
@@ -135,10 +127,6 @@ def _pack(units: list[_Unit], max_tokens: int, overlap: int) -> list[list[_Unit]
     return groups
 
 
-def _chunk_id(document_id: str, order: int, text: str) -> str:
-    return f"{document_id}:c{order}:{hashlib.sha1(text.encode('utf-8')).hexdigest()[:10]}"
-
-
 def chunk_document(
     doc: SourceDocument,
     document_id: str,
@@ -187,7 +175,7 @@ def chunk_document(
     drafts.sort(key=lambda d: (d[0], kinds[d[2]], d[1]))
     return [
         Chunk(
-            id=_chunk_id(document_id, order, body),
+            id=chunk_id(document_id, order, body),
             document_id=document_id,
             section_key=section,
             order=order,

@@ -30,10 +30,13 @@ from typing import ClassVar
 import charset_normalizer
 
 from kg.errors import LoaderError
+from kg.shared.text import cjk_share
 from loaders.base import Loader, require_nonempty
-from loaders.builder import TextBuilder, cjk_ratio, sha256_file
+from loaders.builder import TextBuilder, sha256_file
 from loaders.models import SourceDocument
 
+# Undecodable as UTF-8 but this CJK-rich as GB18030: read as GB18030 (a decoding's plausibility, not a language).
+_GB18030_PLAUSIBLE = 0.3
 __all__ = ["CERTAIN_ENCODINGS", "TextLoader", "detect_encoding", "encoding_warning", "iter_decoded", "read_text"]
 
 BLOCK_SIZE = 1 << 20
@@ -103,7 +106,7 @@ def detect_encoding(path: Path) -> str:
     if failure is None:
         return "utf-8"
     gb_head = head.decode("gb18030", errors="ignore")
-    if cjk_ratio(gb_head) > 0.3 and _first_failure(path, "gb18030") is None:
+    if cjk_share(gb_head) > _GB18030_PLAUSIBLE and _first_failure(path, "gb18030") is None:
         return "gb18030"
     if not failure.saw_non_ascii:
         best = charset_normalizer.from_bytes(head).best()

@@ -1,4 +1,5 @@
-"""Token estimation and language detection, cheap and dependency-free.
+"""Text utilities every layer shares, cheap and dependency-free: CJK detection (one definition of the
+scripts, one language threshold), and token counts (the chunker's unit and the LLM budget's estimate).
 
 >>> estimate_tokens("The quick brown fox")
 4
@@ -12,7 +13,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
-__all__ = ["cjk_share", "detect_language", "estimate_messages_tokens", "estimate_tokens", "is_cjk"]
+__all__ = [
+    "CJK_CHARACTERS", "LANGUAGE_CJK_SHARE", "MAX_WORD_CHARS", "cjk_share", "count_tokens", "detect_language",
+    "estimate_messages_tokens", "estimate_tokens", "is_cjk", "token_spans",
+]
 
 _CJK_RANGES = (
     (0x3400, 0x4DBF),  # CJK Extension A
@@ -22,7 +26,16 @@ _CJK_RANGES = (
     (0xAC00, 0xD7AF),  # Hangul syllables
     (0x20000, 0x2A6DF),  # Extension B
 )
+# The same scripts as a regular-expression class body, for the code that scans with patterns.
+CJK_CHARACTERS = "".join(f"{chr(lo)}-{chr(hi)}" for lo, hi in _CJK_RANGES)
+# A text is Chinese (prompts, analyzers, language tags) when at least this share of its visible characters is CJK.
+LANGUAGE_CJK_SHARE = 0.15
+# The chunker's longest word: a longer run of non-space characters counts as several.
+MAX_WORD_CHARS = 100
 _WORD = re.compile(r"[A-Za-z0-9_]+|[^\sA-Za-z0-9_]")
+_CHUNK_TOKEN = re.compile(
+    rf"[{CJK_CHARACTERS}]|[^\s{CJK_CHARACTERS}]{{1,{MAX_WORD_CHARS}}}|\s{{{MAX_WORD_CHARS}}}"
+)
 
 
 def is_cjk(ch: str) -> bool:
@@ -39,9 +52,19 @@ def cjk_share(text: str) -> float:
     return sum(1 for c in chars if is_cjk(c)) / len(chars)
 
 
-def detect_language(text: str, threshold: float = 0.15) -> Literal["en", "zh"]:
+def detect_language(text: str, threshold: float = LANGUAGE_CJK_SHARE) -> Literal["en", "zh"]:
     """``"zh"`` when at least ``threshold`` of the non-space characters are CJK, else ``"en"``."""
     return "zh" if cjk_share(text) >= threshold else "en"
+
+
+def count_tokens(text: str) -> int:
+    """The chunker's size unit: words, plus one per CJK character (chunk sizes and overlaps are in these)."""
+    return sum(1 for _ in _CHUNK_TOKEN.finditer(text))
+
+
+def token_spans(text: str, start: int = 0, end: int | None = None) -> list[tuple[int, int]]:
+    """The ``(start, end)`` of each of :func:`count_tokens`'s tokens in ``text[start:end]``."""
+    return [m.span() for m in _CHUNK_TOKEN.finditer(text, start, len(text) if end is None else end)]
 
 
 def estimate_tokens(text: str) -> int:

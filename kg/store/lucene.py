@@ -29,11 +29,13 @@ from __future__ import annotations
 
 import re
 
+from kg.shared.text import CJK_CHARACTERS
+
 __all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lucene_query", "name_query"]
 
 MAX_TERM_CHARS = 64
 MAX_CLAUSES = 256
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK_CHARACTERS}]")
 
 _SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 _OPERATOR = re.compile(r"\b(AND|OR|NOT|TO)\b")

@@ -66,7 +66,6 @@ __all__ = [
     "RecordedRequest",
     "Reply",
     "ScriptedLLMServer",
-    "count_tokens",
     "format_of",
     "main",
     "truncated",
@@ -137,11 +136,6 @@ class RecordedRequest:
     usage: dict[str, int] | None = None
     started: float = 0.0
     finished: float = 0.0
-
-
-def count_tokens(text: str) -> int:
-    """The deterministic token count the server reports (:func:`kg.shared.text.estimate_tokens`)."""
-    return estimate_tokens(text)
 
 
 def _to_reply(item: Any) -> Reply | Fault:
@@ -448,8 +442,8 @@ class _RequestHandler(BaseHTTPRequestHandler):
         if reply.delay_s:
             time.sleep(reply.delay_s)
         usage = {
-            "prompt_tokens": count_tokens(_message_text(body)),
-            "completion_tokens": count_tokens(reply.content),
+            "prompt_tokens": estimate_tokens(_message_text(body)),
+            "completion_tokens": estimate_tokens(reply.content),
         }
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         payload = {
@@ -488,7 +482,7 @@ class _RequestHandler(BaseHTTPRequestHandler):
             }
             for i, v in enumerate(vectors)
         ]
-        tokens = sum(count_tokens(t) for t in texts)
+        tokens = sum(estimate_tokens(t) for t in texts)
         usage = {"prompt_tokens": tokens, "total_tokens": tokens}
         record.status = 200
         record.usage = usage

@@ -11,7 +11,8 @@ import pytest
 
 from kg.llm import AtomicQuestions, make_llm
 from kg.settings import LLMSettings
-from kg.testing.scripted_llm import Reply, ScriptedLLMServer, count_tokens
+from kg.shared.text import estimate_tokens
+from kg.testing.scripted_llm import Reply, ScriptedLLMServer
 
 
 def test_default_handler_echo_and_request_log() -> None:
@@ -23,8 +24,8 @@ def test_default_handler_echo_and_request_log() -> None:
         reply = client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi there"}])
         assert json.loads(reply.choices[0].message.content or "") == {"questions": ["HI THERE"]}
         assert reply.usage is not None
-        assert reply.usage.prompt_tokens == count_tokens("hi there")
-        assert reply.usage.completion_tokens == count_tokens(reply.choices[0].message.content or "")
+        assert reply.usage.prompt_tokens == estimate_tokens("hi there")
+        assert reply.usage.completion_tokens == estimate_tokens(reply.choices[0].message.content or "")
         (req,) = server.requests
         assert req.task == "default" and req.status == 200 and req.usage == {
             "prompt_tokens": reply.usage.prompt_tokens,

@@ -31,11 +31,11 @@ from kg.app.evaluation.runner import (
     method_unavailable,
 )
 from kg.embeddings import Embedder
-from kg.layers.corpus.writer import document_id
 from kg.llm import LLM, LLMReport
 from kg.retrieval import make_retriever
 from kg.retrieval.common import graph_has
 from kg.settings import Settings
+from kg.shared.ids import document_id
 from loaders import load_questions
 from loaders.models import SourceDocument
 from loaders.qa import QAQuestion, passage_key

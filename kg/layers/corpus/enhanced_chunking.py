@@ -19,9 +19,9 @@ from __future__ import annotations
 from itertools import groupby
 
 from kg.errors import LLMOutputError, LLMTruncatedError
-from kg.layers.corpus.writer import chunk_id
 from kg.llm import LLM
 from kg.llm.schemas import EnhancedChunk
+from kg.shared.ids import chunk_id
 from loaders import count_tokens, split_sentences
 from loaders.models import Chunk, SourceDocument
 

@@ -33,10 +33,10 @@ from kg.layers.corpus.writer import (
     WriteOutcome,
     delete_documents,
     document_groups,
-    document_id,
 )
 from kg.layers.resource.references import link_title_mentions
 from kg.llm import LLM, estimate_tokens, load_prompt
+from kg.shared.ids import document_id
 from kg.shared.redaction import redact
 from kg.store.base import GraphStore
 from loaders import chunk_document, discover, load_path

@@ -16,7 +16,6 @@ a query after a load or a delete sees exactly the committed corpus.
 from __future__ import annotations
 
 import bisect
-import hashlib
 import itertools
 import posixpath
 import re
@@ -32,13 +31,14 @@ from neo4j import RoutingControl
 import cypher
 from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
 from kg.layers.resource.references import mention_keys
+from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction
 from kg.store.lucene import name_query
 from loaders.models import Chunk, Sentence, SourceDocument
 
 __all__ = [
     "GROUP_CHUNKS", "LOADED_BY_ANOTHER_RUN", "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
-    "await_fulltext", "chunk_id", "delete_documents", "document_groups", "document_id", "naive_write", "section_id",
+    "await_fulltext", "delete_documents", "document_groups", "naive_write",
 ]
 
 # Labels whose nodes belong to exactly one document (they carry document_id).
@@ -54,19 +54,6 @@ WriteStatus = Literal["loaded", "unchanged", "replaced", "failed"]
 _EXTENSIONS = r"\.(?:pdf|md|markdown|html?|docx|txt|csv|tsv|xlsx)\b"
 _FILE_NAME = re.compile(r"\b[\w\-]+" + _EXTENSIONS, re.IGNORECASE)
 _EXTENSION = re.compile(_EXTENSIONS, re.IGNORECASE)  # searched first: ten times faster, and rarely found
-
-
-def document_id(source: str) -> str:
-    """Stable across versions of a file: derived from where it comes from, not from its content."""
-    return "doc_" + hashlib.sha1(source.encode("utf-8")).hexdigest()[:16]
-
-
-def section_id(doc_id: str, key: str) -> str:
-    return f"{doc_id}:s{key}"
-
-
-def chunk_id(doc_id: str, order: int, text: str) -> str:
-    return f"{doc_id}:c{order}:{hashlib.sha1(text.encode('utf-8')).hexdigest()[:10]}"
 
 
 def _key(text: str) -> str:

@@ -36,6 +36,7 @@ from kg.layers.distilled.base import Built, Layer, call_many, short_hash
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import rouge_l, sentences, statements, text_key
 from kg.llm import FactItems, MindMap, MindMapNode
+from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore, Transaction
 
 __all__ = ["PseudoGraphLayer", "fuse"]
@@ -248,23 +249,15 @@ def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float,
     edges = [(r["id"], other) for r in found for other in r["similar"]]
     if not edges:
         return []
-    parent: dict[str, str] = {}
-
-    def root(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
+    components = DisjointSets[str]()
     for a, b in edges:
-        parent[root(b)] = root(a)
-    members = sorted(parent)
+        components.union(a, b)
+    members = sorted(components.members())
     supers = {r["id"]: r["super_id"]
               for r in store.query(cypher.render("distill/fusion_supers", label=fusion.label), ids=members)}
     groups: dict[str, list[str]] = {}
     for m in members:
-        groups.setdefault(root(m), []).append(m)
+        groups.setdefault(components.find(m), []).append(m)
     rows = []
     for group in groups.values():
         existing = sorted(supers[m] for m in group if m in supers)

@@ -31,9 +31,9 @@ import re
 from dataclasses import dataclass
 
 from kg.errors import Neo4jError, Neo4jUnavailable
+from kg.shared.text import is_cjk
 from kg.store.base import GraphStore
 from kg.store.lucene import STOPWORDS, escape_lucene
-from loaders.builder import cjk_ratio
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "link_title_mentions", "mention_keys"]
 
@@ -61,7 +61,7 @@ class MentionKeys:
 
 def _bounded(ch: str) -> bool:
     """Whether a title's edge character needs a word boundary (not in scripts written without spaces)."""
-    return (ch.isalnum() or ch == "_") and not cjk_ratio(ch)
+    return (ch.isalnum() or ch == "_") and not is_cjk(ch)
 
 
 def _backslashed(match: re.Match[str]) -> str:

@@ -27,6 +27,7 @@ from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
 from kg.retrieval.methods.chunk import chunk_vector_hits
+from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore
 
 __all__ = ["Component", "FactEdge", "KG2RAGRetriever", "Reranker", "maximum_spanning_forest", "organise",
@@ -68,25 +69,13 @@ class Component:
 def maximum_spanning_forest(edges: Sequence[FactEdge]) -> list[list[FactEdge]]:
     """The maximum spanning tree of each connected component (Kruskal; ties broken by fact id), each
     component's tree edges heaviest first; components ordered by their heaviest edge."""
-    parent: dict[str, str] = {}
-
-    def find(x: str) -> str:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    tree: list[FactEdge] = []
-    for edge in sorted(edges, key=lambda e: (-e.weight, e.fact_id)):
-        a, b = find(edge.subject_id), find(edge.object_id)
-        if a == b:
-            continue  # a self-loop, or a cycle: a redundant link between already connected entities
-        parent[a] = b
-        tree.append(edge)
+    components = DisjointSets[str]()
+    # An edge joining entities already connected is a self-loop or closes a cycle: a redundant link.
+    tree = [edge for edge in sorted(edges, key=lambda e: (-e.weight, e.fact_id))
+            if components.union(edge.subject_id, edge.object_id)]
     groups: dict[str, list[FactEdge]] = {}
     for edge in tree:
-        groups.setdefault(find(edge.subject_id), []).append(edge)
+        groups.setdefault(components.find(edge.subject_id), []).append(edge)
     return sorted(groups.values(), key=lambda g: (-g[0].weight, g[0].fact_id))
 
 
