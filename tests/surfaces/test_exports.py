@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 
 import pytest
 
@@ -23,8 +24,11 @@ def test_exported_members(module_name: str) -> None:
     module = importlib.import_module(module_name)
     assert set(module.__all__) == PUBLIC[module_name]
     assert len(module.__all__) == len(set(module.__all__))
-    for name in module.__all__:
-        assert getattr(module, name) is not None, name
+    for name in module.__all__:  # each public class and function is Strata's own and says what it is
+        member = getattr(module, name)
+        if inspect.isclass(member) or inspect.isfunction(member):
+            assert member.__module__.split(".")[0] == "kg", (name, member.__module__)
+            assert (member.__doc__ or "").strip(), f"{module_name}.{name} has no docstring"
 
 
 def test_kg_lazy_exports_are_the_client_classes() -> None:

@@ -27,6 +27,7 @@ from tests.conftest import REPO, free_port
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = REPO / "test-artifacts"
 QUESTION = "Which site had the most blade erosion failures in 2024?"
+SERVER_START_S = 30.0
 
 
 @pytest.fixture
@@ -47,9 +48,13 @@ def server_url(service: StrataService) -> Iterator[str]:
                                            host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
+    deadline = time.monotonic() + SERVER_START_S
     while not server.started:
         if not thread.is_alive():
-            raise RuntimeError("the API server did not start")
+            raise RuntimeError("the API server did not start: its thread ended (see the log above)")
+        if time.monotonic() > deadline:
+            server.should_exit = True
+            raise RuntimeError(f"the API server did not start within {SERVER_START_S:.0f} s on port {port}")
         time.sleep(0.05)
     yield f"http://127.0.0.1:{port}"
     server.should_exit = True
