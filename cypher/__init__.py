@@ -11,15 +11,17 @@ import re
 from functools import cache
 from importlib import resources
 
-__all__ = ["LABELS", "RELATIONSHIPS", "UnknownQueryError", "index_names", "load", "names", "render"]
+__all__ = ["LABELS", "LAYERS", "RELATIONSHIPS", "UnknownQueryError", "index_names", "load", "names", "render"]
 
-LABELS: frozenset[str] = frozenset(
-    {
-        "Document", "Section", "Chunk", "Table", "Figure",
-        "Atom", "Entity", "Fact", "Tag", "Row",
-        "Topic", "Route", "FactItem", "SuperTopic", "SuperFact", "StrataMeta",
-    }
-)
+# The three knowledge layers of the graph (PIKE-RAG, Figure 3) and their node labels: the one definition
+# (re-exported as kg.layers.LAYERS), from which the label allow-list follows.
+LAYERS: dict[str, tuple[str, ...]] = {
+    "information-resource": ("Document",),
+    "corpus": ("Section", "Chunk", "Table", "Figure"),
+    "distilled": ("Atom", "Fact", "Entity", "Tag", "Row", "Topic", "Route", "FactItem", "SuperTopic", "SuperFact"),
+}
+# Every label a query may name: the layers' labels and the schema's own bookkeeping node.
+LABELS: frozenset[str] = frozenset({label for labels in LAYERS.values() for label in labels} | {"StrataMeta"})
 RELATIONSHIPS: frozenset[str] = frozenset(
     {
         "REFERENCES", "HAS_SECTION", "HAS_CHUNK", "NEXT", "HAS_TABLE", "HAS_FIGURE", "REPRESENTS",

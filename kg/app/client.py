@@ -24,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, SecretStr
 import cypher
 from kg.embeddings import Embedder, make_embedder
 from kg.errors import StrataError
+from kg.layers import LAYERS
 from kg.layers.corpus.ingest import Ingestor, LoadReport, Progress
 from kg.layers.corpus.writer import delete_documents
 from kg.llm import LLM, make_llm
@@ -41,12 +42,6 @@ if TYPE_CHECKING:
 
 __all__ = ["LAYERS", "AsyncStrata", "DocumentInfo", "Stats", "Strata"]
 
-# The three layers of the graph (PIKE-RAG, Figure 3), for stats and the Browser style.
-LAYERS: dict[str, tuple[str, ...]] = {
-    "information-resource": ("Document",),
-    "corpus": ("Section", "Chunk", "Table", "Figure"),
-    "distilled": ("Atom", "Fact", "Entity", "Tag", "Row", "Topic", "Route", "FactItem", "SuperTopic", "SuperFact"),
-}
 
 
 class DocumentInfo(BaseModel):

@@ -5,3 +5,7 @@
 ``distilled`` the distilled-knowledge layer: atomic questions, triples and entities, tabular rows, tags,
               and PG-RAG's fact items and pseudo-graph
 """
+
+from cypher import LAYERS
+
+__all__ = ["LAYERS"]

@@ -1,0 +1,19 @@
+"""The three knowledge layers are defined once, and the writer's deletion classes cover every label."""
+
+import cypher
+from kg.app.client import LAYERS as CLIENT_LAYERS
+from kg.layers import LAYERS
+from kg.layers.corpus.writer import FUSION_LABELS, OWNED_LABELS, SHARED_LABELS
+
+
+def test_every_layer_label_is_allowed_and_the_client_shows_the_same_layers() -> None:
+    labels = {label for labels in LAYERS.values() for label in labels}
+    assert labels <= cypher.LABELS
+    assert cypher.LABELS - labels == {"StrataMeta"}
+    assert CLIENT_LAYERS is LAYERS
+
+
+def test_deleting_a_document_knows_what_to_do_with_every_label_of_the_layers() -> None:
+    # A label missing here would outlive the document it came from.
+    deletable = set(OWNED_LABELS) | set(SHARED_LABELS) | set(FUSION_LABELS) | {"Document"}
+    assert deletable == {label for labels in LAYERS.values() for label in labels}
