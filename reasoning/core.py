@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from importlib import resources
-from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from kg.llm import LLM, CitedAnswer, LLMReport, Message, detect_language, load_prompt
-from kg.llm.prompts import PROMPTS_DIR
+from kg.llm import LLM, CitedAnswer, LLMReport, Message, detect_language, render, task_for
 from kg.retrieval.base import Hit
 from kg.store.base import GraphStore
 from reasoning.evidence import check_citations, ground_citations, render_evidence
@@ -20,9 +17,8 @@ from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
 from reasoning.types import Answer, LLMUsage, TraceStep
 
-__all__ = ["REASONING_PROMPTS", "Run", "usage_snapshot"]
+__all__ = ["Run", "usage_snapshot"]
 
-REASONING_PROMPTS = Path(str(resources.files("reasoning") / "prompts"))
 M = TypeVar("M", bound=BaseModel)
 
 
@@ -57,16 +53,14 @@ class Run:
         self.trace.append(TraceStep(index=len(self.trace) + 1, kind=step, detail=detail))
 
     def messages(self, task: str, **fields: Any) -> tuple[list[Message], int]:
-        """The chat messages of ``task`` (prompt from ``kg/prompts`` or ``reasoning/prompts``, in the
-        question's language) and the prompt's version."""
-        folder = REASONING_PROMPTS if (REASONING_PROMPTS / f"{task}.en.txt").is_file() else PROMPTS_DIR
-        prompt = load_prompt(task, detect_language(self.question), folder=folder)
-        return prompt.messages(**fields), prompt.version
+        """The chat messages of ``task`` (its prompt from ``kg/prompts``, in the question's language) and the
+        prompt's version."""
+        rendered = render(task, fields, lang=detect_language(self.question))
+        return rendered.messages, rendered.version
 
     def task(self, task: str, schema: type[M], **fields: Any) -> M:
         """Complete an LLM task; the model is the task's (``LLMSettings.task_models``) or the default one."""
-        messages, version = self.messages(task, **fields)
-        return self.llm.complete_structured(task, messages, schema, prompt_version=version)
+        return self.llm.run(task_for(task, schema), lang=detect_language(self.question), **fields)
 
     def llm_report(self) -> LLMReport:
         """This run's LLM usage (the ``"llm"`` block of the answer's JSON)."""

@@ -30,7 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from kg.errors import ConfigError
-from kg.llm import LLM, AtomSelection, Message, QuestionProposals
+from kg.llm import LLM, QUESTION_PROPOSALS, AtomSelection, Message, QuestionProposals, detect_language
 from kg.retrieval.base import Hit
 from kg.store.base import GraphStore
 from reasoning.core import Run, usage_snapshot
@@ -131,13 +131,12 @@ def _proposals(run: Run, context: list[Hit], sampled: Hit | None, draw: int
     ``proposal_temperature``, and a re-run replays the same draws.
     """
     s = run.settings
-    state, version = run.messages("question_proposals", question=run.question, context=render_evidence(context),
-                                  max_proposals=s.max_proposals)
-    shown = state if sampled is None else run.messages(
-        "question_proposals", question=run.question, context=render_evidence([*context, sampled]),
-        max_proposals=s.max_proposals)[0]
-    out = run.llm.complete_structured("question_proposals", shown, QuestionProposals,
-                                      prompt_version=version, sample=draw, temperature=s.proposal_temperature)
+    state, _ = run.messages("question_proposals", question=run.question, context=render_evidence(context),
+                            max_proposals=s.max_proposals)
+    shown = context if sampled is None else [*context, sampled]
+    out = run.llm.run(QUESTION_PROPOSALS, lang=detect_language(run.question), sample=draw,
+                      temperature=s.proposal_temperature, question=run.question, context=render_evidence(shown),
+                      max_proposals=s.max_proposals)
     return state, out
 
 

@@ -26,7 +26,7 @@ from pydantic import BaseModel, Field
 
 from kg.app.evaluation.runner import corpus_documents, distill_eval_layers, isolated_store, load_corpus
 from kg.embeddings import Embedder
-from kg.llm import LLM, JudgeVerdict, LLMReport, detect_language, load_prompt
+from kg.llm import JUDGE, LLM, JudgeVerdict, LLMReport, detect_language
 from kg.settings import Settings
 from kg.store.base import GraphStore
 from loaders import QAQuestion, load_questions
@@ -99,9 +99,8 @@ def best_f1(prediction: str, answers: Sequence[str]) -> float:
 
 def judge(llm: LLM, question: str, answers: Sequence[str], prediction: str) -> JudgeVerdict:
     """The LLM judge's verdict (task ``judge``) with every admissible answer given at once."""
-    prompt = load_prompt("judge", detect_language(question))
-    messages = prompt.messages(question=question, reference=" | ".join(answers), answer=prediction)
-    return llm.complete_structured("judge", messages, JudgeVerdict, prompt_version=prompt.version)
+    return llm.run(JUDGE, lang=detect_language(question), question=question, reference=" | ".join(answers),
+                   answer=prediction)
 
 
 class MethodResult(BaseModel):

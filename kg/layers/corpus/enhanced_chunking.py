@@ -19,8 +19,7 @@ from __future__ import annotations
 from itertools import groupby
 
 from kg.errors import LLMOutputError, LLMTruncatedError
-from kg.llm import LLM
-from kg.llm.schemas import EnhancedChunk
+from kg.llm import ENHANCED_CHUNK, LLM, EnhancedChunk
 from kg.shared.ids import chunk_id
 from loaders import count_tokens, split_sentences
 from loaders.models import Chunk, SourceDocument
@@ -87,13 +86,11 @@ def _ask(llm: LLM, summary: str, numbered: str) -> EnhancedChunk | None:
     Raises LLMTruncatedError for the caller to split the window.
     """
     try:
-        reply = llm.complete_task("enhanced_chunk", summary=summary or "(start)", text=numbered)
+        return llm.run(ENHANCED_CHUNK, summary=summary or "(start)", text=numbered)
     except LLMTruncatedError:
         raise
     except LLMOutputError:  # counted as failed by the client; the caller splits by size instead
         return None
-    assert isinstance(reply, EnhancedChunk)
-    return reply
 
 
 def _window(text: str, sentences: list[tuple[int, int]], pos: int, budget: int) -> list[tuple[int, int]]:

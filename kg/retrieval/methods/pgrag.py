@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kg.embeddings import Embedder
-from kg.llm import LLM, KeyPoints, prompt_for
+from kg.llm import KEY_POINTS, LLM, KeyPoints
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
 from kg.store.base import GraphStore
@@ -130,9 +130,7 @@ class PGRAGRetriever(Retriever):
         """LLM key points; offline (no LLM), the question itself."""
         if self.llm is None or self.llm.offline:
             return [question]
-        prompt = prompt_for("key_points", question)
-        out = self.llm.complete_structured("key_points", prompt.messages(question=question), KeyPoints,
-                                           prompt_version=prompt.version)
+        out = self.llm.run(KEY_POINTS, question=question)
         return [p for p in out.points if p.strip()] or [question]
 
     def retrieve_mind_map(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> MindMapContext:
