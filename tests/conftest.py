@@ -6,11 +6,13 @@ a temporary data folder (the jar cache is shared, it holds no data). STRATA_NEO4
 local instance are never used. If no server can be had the session fails and says why: no silent skip.
 
 The ``neo4j`` marker means "needs a real Neo4j": every test whose fixtures reach :func:`neo4j_server` gets it
-at collection, and the tests that start a server another way (a second local server, ``strata neo4j start``,
-a command that provisions one) carry it explicitly. ``pytest -m "not neo4j"`` is the fast tier: it runs
-without any server, and two guards keep it honest. The session server fails loudly when a test without the
-marker asks for it (e.g. through ``request.getfixturevalue``), and a test without the marker fails when a
-Neo4j process appears under this session's temporary folder while it runs.
+at collection (as ``real_llm`` does every test whose fixtures reach the real local model), and the tests
+that start a server another way (a second local server, ``strata neo4j start``, a command that provisions a
+throwaway one) carry it explicitly. ``pytest -m "not neo4j"`` is the fast tier: it runs without any server,
+and two guards keep it honest. The session server fails loudly when a test without the marker asks for it
+(e.g. through ``request.getfixturevalue``), and a test without the marker fails when it starts a Neo4j: it
+launched the server's Java entry point or ``docker run|start|up``, a Neo4j of this session's temporary folder
+appeared while it ran, or a database folder appeared in its ``tmp_path``.
 """
 
 from __future__ import annotations
@@ -39,15 +41,20 @@ def jar_cache_dir() -> Path:
 
 
 NEO4J_FIXTURE = "neo4j_server"
+REAL_LLM_FIXTURE = "local_llm"  # tests/real_llm/conftest.py: the real local model server
 CURRENT_TEST = pytest.StashKey[pytest.Item]()
 BASETEMP = pytest.StashKey[Path]()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark every test whose fixture closure holds the session's Neo4j server (before ``-m`` deselects)."""
+    """Mark every test whose fixture closure holds the session's Neo4j server (``neo4j``) or the real local
+    model (``real_llm``), before ``-m`` deselects."""
     for item in items:
-        if NEO4J_FIXTURE in getattr(item, "fixturenames", ()):
+        fixtures = getattr(item, "fixturenames", ())
+        if NEO4J_FIXTURE in fixtures:
             item.add_marker(pytest.mark.neo4j)
+        if REAL_LLM_FIXTURE in fixtures:
+            item.add_marker(pytest.mark.real_llm)
 
 
 def needs_neo4j(item: pytest.Item) -> bool:
