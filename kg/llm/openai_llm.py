@@ -36,7 +36,7 @@ from collections.abc import Coroutine, Sequence
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import openai
 from pydantic import ValidationError
@@ -59,6 +59,9 @@ from kg.shared.concurrency import shared_limit
 from kg.shared.response_cache import ResponseCache, cache_key
 from kg.shared.retrying import RetryPolicy, retry_async
 from kg.shared.text import estimate_messages_tokens
+
+if TYPE_CHECKING:
+    import httpx2  # the HTTP library under the openai client
 
 __all__ = ["OpenAICompatibleLLM"]
 
@@ -124,6 +127,8 @@ class OpenAICompatibleLLM(LLM):
         accounting: the job's :class:`Accounting` (shared across clients of a job); a new one by default.
         budget_tokens: token budget of the job (sets ``accounting.budget_tokens`` when given).
         base_backoff_s, max_backoff_s: retry backoff bounds (small values in tests).
+        transport: the HTTP transport under the OpenAI client (default: the network). Tests inject faults
+            here, e.g. :class:`kg.testing.FailingTransport`.
     """
 
     def __init__(
@@ -135,6 +140,7 @@ class OpenAICompatibleLLM(LLM):
         budget_tokens: int | None = None,
         base_backoff_s: float = 0.5,
         max_backoff_s: float = 30.0,
+        transport: httpx2.AsyncBaseTransport | None = None,
     ) -> None:
         if settings.base_url is None:
             from kg.llm.base import _offline_error
@@ -169,6 +175,7 @@ class OpenAICompatibleLLM(LLM):
         )
         self._clients_lock = threading.Lock()
         self._loop_thread: _LoopThread | None = None
+        self._transport = transport
 
     def __repr__(self) -> str:
         return f"OpenAICompatibleLLM(base_url={self.base_url!r}, model={self.settings.model!r})"
@@ -185,6 +192,8 @@ class OpenAICompatibleLLM(LLM):
                     api_key=self.settings.api_key.get_secret_value() or "not-needed",
                     timeout=self.settings.timeout_s,
                     max_retries=0,  # ours are the only retries
+                    http_client=(openai.DefaultAsyncHttpxClient(transport=self._transport)
+                                 if self._transport is not None else None),
                 )
                 self._clients[loop] = client
             return client
@@ -276,6 +285,9 @@ class OpenAICompatibleLLM(LLM):
                     if response_format is not None and refuses_format(exc.status_code, str(exc)):
                         raise _FormatRefused(exc.status_code, str(exc)) from exc
                     raise
+                except ValueError as exc:  # an HTTP 200 whose body is not JSON: the endpoint's fault, typed
+                    raise LLMError(f"LLM task {task!r} ({p.model} at {self.base_url}): the endpoint's response "
+                                   f"is not a JSON chat completion: {str(exc)[:200]}") from exc
 
         # Held before waiting for a concurrency slot, so calls in flight count against the budget.
         held = self.accounting.reserve(task, estimate_messages_tokens(messages), max_tokens)

@@ -1,7 +1,17 @@
-"""Test helpers shipped with Strata: a scripted OpenAI-compatible server."""
+"""Test helpers shipped with Strata: a scripted OpenAI-compatible server and a fault-injecting transport for
+the OpenAI client."""
 
 from __future__ import annotations
 
+from kg.testing.failing_llm import FailingTransport, TransportFault
 from kg.testing.scripted_llm import Fault, RecordedRequest, Reply, ScriptedLLMServer, truncated
 
-__all__ = ["Fault", "RecordedRequest", "Reply", "ScriptedLLMServer", "truncated"]
+__all__ = [
+    "FailingTransport",
+    "Fault",
+    "RecordedRequest",
+    "Reply",
+    "ScriptedLLMServer",
+    "TransportFault",
+    "truncated",
+]
