@@ -66,7 +66,8 @@ def answer(
 ) -> Answer:
     """Answer ``question`` with ``method`` over the graph in ``store``, with citations and a trace.
 
-    Without an LLM (``llm.offline``) every method gives an extractive answer marked ``offline=True``.
+    Without an LLM (:class:`kg.llm.OfflineLLM`) every method gives an extractive answer marked ``offline=True``
+    (:mod:`reasoning.extractive_answerer`).
     ``ports`` overrides the retrieval the methods use (default: :func:`reasoning.bindings.default_ports`).
     """
     if method not in _METHODS:

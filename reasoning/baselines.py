@@ -16,40 +16,48 @@ from reasoning.core import Run
 from reasoning.evidence import render_evidence
 from reasoning.ports import ChunkRetriever
 from reasoning.schemas import SelfAskStep
-from reasoning.types import Answer
+from reasoning.types import Answer, ChainOfThoughtStep, RetrieveStep, SelfAskFinalStep, SelfAskFollowUpStep
 
 __all__ = ["naive", "self_ask", "zero_shot_cot"]
 
 
 def zero_shot_cot(run: Run) -> Answer:
     """Zero-Shot CoT. Offline there is no model to reason with: hybrid retrieval and an extractive answer."""
-    if run.offline:
-        return run.extractive("zero-shot-cot", run.ports.hybrid.retrieve(run.question, k=run.settings.hybrid_k))
-    out = run.task("zero_shot_cot", CitedAnswer, question=run.question)
-    run.note("chain_of_thought", reasoning=out.reasoning)
-    return run.checked("zero-shot-cot", out.answer, [], out.citations)
+
+    def reason() -> Answer:
+        out = run.task("zero_shot_cot", CitedAnswer, question=run.question)
+        run.note(ChainOfThoughtStep(detail={"reasoning": out.reasoning}))
+        return run.checked("zero-shot-cot", out.answer, [], out.citations)
+
+    return run.answerer.stepwise(run, "zero-shot-cot", reason,
+                                 lambda: run.ports.hybrid.retrieve(run.question, k=run.settings.hybrid_k))
 
 
 def naive(run: Run, method: str, retriever: ChunkRetriever, k: int) -> Answer:
     """Naive RAG: the question retrieves once, the answer cites what was retrieved."""
     evidence = retriever.retrieve(run.question, k=k)
-    run.note("retrieve", query=run.question, hits=[(h.chunk_id, round(h.score, 6), h.explain()) for h in evidence])
+    run.note(RetrieveStep(detail={"query": run.question,
+                                  "hits": [(h.chunk_id, round(h.score, 6), h.explain()) for h in evidence]}))
     return run.cited(method, evidence)
 
 
 def self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) -> Answer:
     """Self-Ask (Press et al.), bounded by ``max_steps`` follow-ups; with a retriever, each follow-up
-    retrieves evidence (new chunks only) and is answered from it, else from the LLM's own knowledge."""
-    if run.offline:
-        found = (retriever or run.ports.hybrid).retrieve(run.question, k=k)
-        return run.extractive(method, found, stop_reason="offline")
+    retrieves evidence (new chunks only) and is answered from it, else from the LLM's own knowledge.
+    Offline: the question's own retrieval (by ``retriever``, else hybrid) and an extractive answer."""
+    return run.answerer.stepwise(run, method, lambda: _self_ask(run, method, retriever, k),
+                                 lambda: (retriever or run.ports.hybrid).retrieve(run.question, k=k),
+                                 stop_reason="offline")
+
+
+def _self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) -> Answer:
     evidence: list[Hit] = []
     transcript: list[str] = []
     for step in range(1, run.settings.max_steps + 1):
         out = run.task("self_ask", SelfAskStep, question=run.question,
                        transcript="\n".join(transcript) or "(none)", context=render_evidence(evidence))
         if out.final_answer.strip() or not out.follow_up.strip():
-            run.note("self_ask_final", step=step)
+            run.note(SelfAskFinalStep(detail={"step": step}))
             answer = run.checked(method, out.final_answer.strip() or "unknown", evidence, out.citations)
             answer.stop_reason = "final_answer"
             return answer
@@ -57,7 +65,7 @@ def self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) ->
         if retriever is None:
             inner = run.task("zero_shot_cot", CitedAnswer, question=follow)
             transcript.append(f"Follow up: {follow}\nIntermediate answer: {inner.answer}")
-            run.note("self_ask_follow_up", follow_up=follow, intermediate=inner.answer)
+            run.note(SelfAskFollowUpStep(detail={"follow_up": follow, "intermediate": inner.answer}))
             continue
         where = RetrievalFilter(exclude_chunk_ids=[h.chunk_id for h in evidence])
         new = [h for h in retriever.retrieve(follow, k=k, where=where) if h.chunk_id not in where.exclude_chunk_ids]
@@ -66,8 +74,8 @@ def self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) ->
         inner_answer = run.task("answer", CitedAnswer, question=follow,
                                 context=render_evidence(new, start=first)).answer if new else "no evidence found"
         transcript.append(f"Follow up: {follow}\nIntermediate answer: {inner_answer}")
-        run.note("self_ask_follow_up", follow_up=follow, intermediate=inner_answer,
-                 retrieved=[h.chunk_id for h in new])
+        run.note(SelfAskFollowUpStep(detail={"follow_up": follow, "intermediate": inner_answer,
+                                             "retrieved": [h.chunk_id for h in new]}))
     answer = run.cited(method, evidence)
     answer.stop_reason = "max_steps"
     return answer

@@ -7,6 +7,7 @@ from kg.embeddings import Embedder
 from kg.llm import LLM
 from kg.retrieval import atom_candidates, make_retriever
 from kg.retrieval.base import AtomCandidate
+from kg.retrieval.settings import ChunkSettings, HRSettings
 from kg.store.base import GraphStore
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
@@ -31,10 +32,11 @@ class RegistryAtoms:
 def default_ports(store: GraphStore, embedder: Embedder, llm: LLM | None, settings: ReasoningSettings) -> Ports:
     """Every port bound to :mod:`kg.retrieval`, with the paper's R and H-R thresholds from ``settings``."""
     return Ports(
-        flat=make_retriever("chunk", store, embedder, llm=llm, threshold=settings.flat_threshold),
-        hierarchical=make_retriever("hr", store, embedder, llm=llm, chunk_k=settings.hier_k,
-                                    chunk_threshold=settings.hier_threshold, atom_k=settings.atom_k,
-                                    atom_threshold=settings.atom_threshold),
+        flat=make_retriever("chunk", store, embedder, llm=llm,
+                            settings=ChunkSettings(threshold=settings.flat_threshold)),
+        hierarchical=make_retriever("hr", store, embedder, llm=llm, settings=HRSettings(
+            chunk_k=settings.hier_k, chunk_threshold=settings.hier_threshold, atom_k=settings.atom_k,
+            atom_threshold=settings.atom_threshold)),
         # Factual questions take Strata's best hybrid: vectors, atoms, Lucene and title links, fused.
         hybrid=make_retriever("strata", store, embedder, llm=llm),
         kg2rag=make_retriever("kg2rag", store, embedder, llm=llm),

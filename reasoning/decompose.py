@@ -14,7 +14,7 @@ from kg.llm import AtomSelection, QuestionProposals
 from kg.retrieval.base import AtomCandidate, Hit
 from reasoning.core import Run
 from reasoning.evidence import render_evidence
-from reasoning.types import Answer, CandidateRecord, DecompositionStep, DecompositionTrace, TraceStep
+from reasoning.types import Answer, CandidateRecord, DecomposeStep, DecompositionStep, DecompositionTrace
 
 __all__ = ["STOP_REASONS", "collect_candidates", "decompose", "render_candidates"]
 
@@ -43,10 +43,14 @@ def decompose(run: Run) -> Answer:
     s = run.settings
     trace = DecompositionTrace(question=run.question, max_steps=s.max_steps, top_k=s.atom_k,
                                threshold=s.atom_threshold)
-    if run.offline:
-        evidence = run.ports.hierarchical.retrieve(run.question, k=s.hr_k)
-        trace.stop_reason = "offline"
-        return run.extractive("decompose", evidence, decomposition=trace, stop_reason="offline")
+    return run.answerer.stepwise(run, "decompose", lambda: _decompose(run, trace),
+                                 lambda: run.ports.hierarchical.retrieve(run.question, k=s.hr_k),
+                                 decomposition=trace.model_copy(update={"stop_reason": "offline"}),
+                                 stop_reason="offline")
+
+
+def _decompose(run: Run, trace: DecompositionTrace) -> Answer:
+    s = run.settings
     context: list[Hit] = []
     trace.stop_reason = "max_steps"
     for t in range(1, s.max_steps + 1):
@@ -97,5 +101,5 @@ def decompose(run: Run) -> Answer:
     answer = run.cited("decompose", context, stop_reason=trace.stop_reason)
     trace.usage = run.usage()
     answer.decomposition = trace
-    answer.trace = [TraceStep(index=st.index, kind="decompose", detail=st.model_dump()) for st in trace.steps]
+    answer.trace = [DecomposeStep.model_validate({"index": st.index, "detail": st.model_dump()}) for st in trace.steps]
     return answer

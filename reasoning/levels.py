@@ -21,20 +21,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from kg.layers.distilled import parse_number
-from kg.llm import CitedAnswer, ForecastExplanation, Perspective, Synthesis
 from kg.retrieval.base import Hit
 from loaders import split_sentences
+from reasoning.answerer import Trend
 from reasoning.core import Run
-from reasoning.evidence import check_citations, render_evidence
-from reasoning.extract import extract
+from reasoning.evidence import check_citations
 from reasoning.ports import TableInfo
-from reasoning.types import Aggregation, Answer, Forecast, PerspectiveView
+from reasoning.questions import NESTED, OPS, question_op
+from reasoning.types import (
+    AggregateStep,
+    Aggregation,
+    Answer,
+    BridgeStep,
+    Forecast,
+    RankStep,
+    StructureStep,
+    TableChoiceStep,
+)
 
 __all__ = [
     "NESTED",
@@ -51,13 +59,6 @@ __all__ = [
 
 _YEAR = re.compile(r"\b(19\d{2}|20\d{2})\b")
 _NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\w)")
-OPS: dict[str, tuple[str, ...]] = {
-    "avg": ("average", "mean"),
-    "sum": ("total", "sum", "altogether", "combined"),
-    "max": ("maximum", "highest", "largest", "most", "greatest"),
-    "min": ("minimum", "lowest", "smallest", "least", "fewest"),
-    "count": ("how many", "number of", "count"),
-}
 _WORD = re.compile(r"\w+")
 _MENTIONS = "number of evidence sentences dated each year"
 _HOW_MANY = re.compile(r"\bhow many\s+(?P<noun>[\w-]+)", re.I)
@@ -135,10 +136,10 @@ def predictive(run: Run) -> Answer:
     else:
         series, found, used = yearly_series(evidence)
         kind = "values" if found == "values" else _MENTIONS
-    run.note("structure", kind=kind, series=series, evidence_used=used)
+    run.note(StructureStep(detail={"kind": kind, "series": series, "evidence_used": used}))
     if len({y for y, _ in series}) < 2:
         text = "Not enough yearly data in the evidence to forecast (need values for two or more years)."
-        answer = run.cited("predictive", evidence) if not run.offline else run.extractive("predictive", evidence)
+        answer = run.cited("predictive", evidence)
         answer.answer = f"{text} {answer.answer}".strip()
         return answer
     slope, intercept = fit_trend(series)
@@ -152,73 +153,24 @@ def predictive(run: Run) -> Answer:
     # Counting dated sentences is a proxy: the forecast says it is one, never passing for the quantity asked.
     what = (f"Forecast of the {_MENTIONS}, not of the quantity asked (the evidence gives no yearly values of it)"
             if kind == _MENTIONS else "Forecast")
-    if run.offline:
-        per_year = kind if kind == _MENTIONS else f"{kind} per year"
-        explanation = (f"offline template explanation: the {per_year} extracted from the evidence "
-                       f"{markers} change by {slope:+.3f} per year on average; continuing that line gives "
-                       f"{predicted:.2f} for {year}. This assumes the past trend continues.")
-        source = "offline template"
-    else:
-        out = run.task("forecast_explanation", ForecastExplanation, question=run.question,
-                       context=f"{render_evidence(evidence)}\n\nYearly table:\n{table}\n\nTrend: {numbers}")
-        explanation = f"{out.forecast} " + " ".join(out.drivers)
-        source = "llm"
+    explanation, source = run.answerer.explain_forecast(run, Trend(
+        evidence=evidence, table=table, numbers=numbers, per_year=kind if kind == _MENTIONS else f"{kind} per year",
+        markers=markers, slope=slope, predicted=predicted, year=year))
     text, citations, dropped = check_citations(f"{what} for {year}: {predicted:.2f} ({numbers}) {markers}. "
                                                f"Series: {shown}. {explanation}", evidence)
     forecast = Forecast(series=series, measure=kind, slope=slope, intercept=intercept, target_year=year,
                         predicted=predicted, explanation=explanation, explanation_source=source)
-    return Answer(question=run.question, answer=text, method="predictive", offline=run.offline,
+    return Answer(question=run.question, answer=text, method="predictive", offline=not run.answerer.uses_llm,
                   citations=citations, evidence=evidence, dropped_markers=dropped, forecast=forecast)
 
 
 def creative(run: Run) -> Answer:
     """L4: perspective agents in parallel, each citing the shared evidence; then a synthesis given the
-    perspectives and the evidence they cite, which may cite only that evidence (checked here)."""
+    perspectives and the evidence they cite, which may cite only that evidence (see
+    :meth:`reasoning.llm_answerer.LLMAnswerer.creative`)."""
     evidence = run.ports.hybrid.retrieve(run.question, k=run.settings.hybrid_k)
-    if run.offline:
-        answer = run.extractive("creative", evidence)
-        answer.answer = ("offline: creative answers need an LLM (set STRATA_LLM_BASE_URL); the evidence "
-                         "found is listed below.")
-        answer.citations, answer.supporting_sentence = [], None
-        return answer
-    context = render_evidence(evidence)
+    return run.answerer.creative(run, evidence)
 
-    def agent(viewpoint: str) -> Perspective:
-        return run.task("perspective", Perspective, question=run.question, viewpoint=viewpoint, context=context)
-
-    with ThreadPoolExecutor(max_workers=len(run.settings.perspectives)) as pool:
-        outs = list(pool.map(agent, run.settings.perspectives))
-    views = []
-    for viewpoint, out in zip(run.settings.perspectives, outs, strict=True):
-        argument, cites, _ = check_citations(out.argument, evidence, out.citations)
-        views.append(PerspectiveView(viewpoint=out.viewpoint or viewpoint, argument=argument,
-                                     citations=[c.marker for c in cites]))
-    cited = sorted({n for v in views for n in v.citations})
-    rendered = "\n\n".join(
-        f"Perspective {i} ({v.viewpoint}; cites {''.join(f'[{n}]' for n in v.citations) or 'nothing'}): "
-        f"{v.argument}" for i, v in enumerate(views, 1))
-    synthesis = run.task("synthesis", Synthesis, question=run.question, perspectives=rendered,
-                         evidence=render_evidence(evidence, only=cited))
-    run.note("perspectives", viewpoints=[v.viewpoint for v in views], cited=cited)
-    answer = run.checked("creative", synthesis.answer, evidence, synthesis.citations, allowed=cited)
-    answer.perspectives = views
-    return answer
-
-
-def question_op(question: str) -> str | None:
-    """The aggregation a quantitative question asks for (``count``, ``sum``, ``avg``, ``max``, ``min``)."""
-    lowered = question.lower()
-    for op, cues in OPS.items():
-        if any(re.search(rf"\b{re.escape(cue)}\b", lowered) for cue in cues):
-            return op
-    return None
-
-
-NESTED = re.compile(r"\b(?:the|a|an)\s+(?P<noun>[\w-]+)\s+(?:that|which|who|where|whose|with)\s+"
-                    r"(?P<inner>[^?]*?\b(?:most|least|highest|lowest|largest|smallest|fewest|greatest|maximum|"
-                    r"minimum)\b[^?]*)", re.I)
-"""A superlative inside a relative clause ("... the site that recorded the most failures"): a bridging
-question answered by the ranking first, then the bridge from its winner."""
 
 _SUPERLATIVE = {"most": True, "highest": True, "largest": True, "greatest": True, "maximum": True,
                 "least": False, "lowest": False, "smallest": False, "fewest": False, "minimum": False}
@@ -298,8 +250,8 @@ def _best_plan(run: Run, question: str, label_noun: str | None, *, yearly: bool 
              and (p.year_column or not yearly)
              and (not labelled or bool(p.label and _words(p.label) & _words(label_noun or "")))]
     best = max(plans, key=lambda p: p.score, default=None)
-    run.note("table_choice", candidates=[(p.table.table_id, p.column, round(p.score, 2)) for p in plans],
-             chosen=best.table.table_id if best else None)
+    run.note(TableChoiceStep(detail={"candidates": [(p.table.table_id, p.column, round(p.score, 2)) for p in plans],
+                                     "chosen": best.table.table_id if best else None}))
     return best
 
 
@@ -315,8 +267,8 @@ def _ranked(run: Run, plan: _Plan, descending: bool) -> tuple[str, float] | None
     top = run.ports.tables.rank(plan.table.table_id, plan.column, descending=descending, where=plan.where, k=2)
     if not top:
         return None
-    run.note("rank", table_id=plan.table.table_id, column=plan.column, descending=descending,
-             top=[(_cell(r.cells, plan.label), r.value) for r in top])
+    run.note(RankStep(detail={"table_id": plan.table.table_id, "column": plan.column, "descending": descending,
+                              "top": [(_cell(r.cells, plan.label), r.value) for r in top]}))
     return _cell(top[0].cells, plan.label) or "the first row", top[0].value
 
 
@@ -369,13 +321,13 @@ def quantitative(run: Run) -> Answer | None:
                 aggregation = aggregation.model_copy(update={"label": name, "label_column": plan.label})
     if not parts:
         return None
-    run.note("aggregate", table_id=plan.table.table_id, column=plan.column, where=plan.where,
-             aggregation=aggregation.model_dump() if aggregation else None)
+    run.note(AggregateStep(detail={"table_id": plan.table.table_id, "column": plan.column, "where": plan.where,
+                                   "aggregation": aggregation.model_dump() if aggregation else None}))
     evidence = [plan.table.chunk] if plan.table.chunk is not None else []
     marker = " [1]" if evidence else ""
     text = "; ".join(parts) + marker + "."
     _, citations, _ = check_citations(text, evidence)
-    return Answer(question=question, answer=text, method="quantitative", offline=run.offline,
+    return Answer(question=question, answer=text, method="quantitative", offline=not run.answerer.uses_llm,
                   citations=citations, evidence=evidence, aggregation=aggregation)
 
 
@@ -399,7 +351,8 @@ def bridge(run: Run) -> Answer | None:
     name, value = ranked
     outer = run.question[: nested.start()].strip()
     rewritten = f"{outer} {name}?"
-    run.note("bridge", inner=f"Which {noun} {inner}", winner=name, value=value, rewritten=rewritten)
+    run.note(BridgeStep(detail={"inner": f"Which {noun} {inner}", "winner": name, "value": value,
+                                "rewritten": rewritten}))
     first = f"the {noun} that {inner} is {name} ({plan.column}: {value:g})"
     inner_evidence = [plan.table.chunk] if plan.table.chunk is not None else []
     asked = _words(outer) - _words(noun)
@@ -425,21 +378,8 @@ def bridge(run: Run) -> Answer | None:
         outer_mark = marks.get(outer_chunk.chunk_id, "") if outer_chunk else ""
         text = f"{found}{outer_mark}: {first}{inner_mark}, and its {column} is {found}{outer_mark}."
         _, citations, _ = check_citations(text, evidence)
-        return Answer(question=run.question, answer=text, method="bridge", offline=run.offline,
+        return Answer(question=run.question, answer=text, method="bridge", offline=not run.answerer.uses_llm,
                       citations=citations, evidence=evidence, aggregation=aggregation)
     hits = run.ports.hybrid.retrieve(rewritten, k=run.settings.hybrid_k)
     evidence = [*inner_evidence, *(h for h in hits if not inner_evidence or h.chunk_id != inner_evidence[0].chunk_id)]
-    if run.offline:
-        pick = extract(rewritten, [h.text for h in evidence[1:]] if inner_evidence else [h.text for h in evidence])
-        n = pick.hit + (2 if inner_evidence else 1)
-        text = f"{pick.span} [{n}]: {first}{' [1]' if inner_evidence else ''}; from the evidence for " \
-               f"\"{rewritten}\": {pick.sentence} [{n}]"
-        _, citations, _ = check_citations(text, evidence)
-        return Answer(question=run.question, answer=text, method="bridge", offline=True, citations=citations,
-                      evidence=evidence, aggregation=aggregation, supporting_sentence=pick.sentence or None)
-    context = render_evidence(evidence)
-    out = run.task("answer", CitedAnswer, question=run.question,
-                   context=f"{first} [1].\n\n{context}" if inner_evidence else context)
-    answer = run.checked("bridge", out.answer, evidence, out.citations)
-    answer.aggregation = aggregation
-    return answer
+    return run.answerer.bridge(run, rewritten, evidence, first, bool(inner_evidence), aggregation)

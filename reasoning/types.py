@@ -2,22 +2,39 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import BaseModel, Field
+from typing_extensions import TypedDict  # pydantic needs typing_extensions' TypedDict before Python 3.12
 
+from kg.llm.accounting import LLMReport
 from kg.retrieval.base import ChunkLocation, Hit
 
 __all__ = [
+    "AggregateStep",
     "Aggregation",
     "Answer",
+    "BridgeStep",
     "CandidateRecord",
+    "ChainOfThoughtStep",
     "Citation",
+    "CitationsDroppedStep",
+    "CitationsGroundedStep",
+    "DecomposeStep",
     "DecompositionStep",
     "DecompositionTrace",
     "Forecast",
     "LLMUsage",
+    "OfflineExtractiveStep",
     "PerspectiveView",
+    "PerspectivesStep",
+    "RankStep",
+    "RetrieveStep",
+    "RouteStep",
+    "SelfAskFinalStep",
+    "SelfAskFollowUpStep",
+    "StructureStep",
+    "TableChoiceStep",
     "TraceStep",
 ]
 
@@ -31,14 +48,6 @@ class Citation(ChunkLocation):
     marker: int
     text: str
     claims: list[str] = Field(default_factory=list)
-
-
-class TraceStep(BaseModel):
-    """One step of a reasoning loop (e.g. one iteration of Algorithm 1), for display and JSON."""
-
-    index: int
-    kind: str
-    detail: dict[str, Any] = Field(default_factory=dict)
 
 
 class CandidateRecord(BaseModel):
@@ -64,6 +73,216 @@ class DecompositionStep(BaseModel):
     reason: str = ""
     added_chunk_id: str | None = None
     added_title: str | None = None
+
+
+class _Step(BaseModel):
+    """A step of a reasoning run, for display and JSON: ``{"index", "kind", "detail"}``; ``detail`` is a plain
+    dict (typed per kind), so every surface shows it as it is."""
+
+    index: int = 0
+    """1-based position in the answer's trace (set by :meth:`reasoning.core.Run.note`); a ``decompose``
+    step's is its iteration t of Algorithm 1."""
+
+
+class OfflineExtractiveDetail(TypedDict):
+    support: float
+    sentence: str
+    hit: int
+    top_score: float | None
+
+
+class OfflineExtractiveStep(_Step):
+    """The offline answerer took its answer from the evidence sentence ``sentence`` of hit ``hit``."""
+
+    kind: Literal["offline_extractive"] = "offline_extractive"
+    detail: OfflineExtractiveDetail
+
+
+class CitationsDroppedDetail(TypedDict):
+    markers: list[int]
+    evidence_given: int
+
+
+class CitationsDroppedStep(_Step):
+    """Markers of the LLM's answer that name no evidence it was given were removed."""
+
+    kind: Literal["citations_dropped"] = "citations_dropped"
+    detail: CitationsDroppedDetail
+
+
+class CitationsGroundedDetail(TypedDict):
+    markers: list[int]
+    reason: str
+
+
+class CitationsGroundedStep(_Step):
+    """Markers added for the evidence that states what the cited chunks do not."""
+
+    kind: Literal["citations_grounded"] = "citations_grounded"
+    detail: CitationsGroundedDetail
+
+
+class RetrieveDetail(TypedDict):
+    query: str
+    hits: list[tuple[str, float, str]]
+    """``(chunk id, score, explanation)`` of each hit, best first."""
+
+
+class RetrieveStep(_Step):
+    kind: Literal["retrieve"] = "retrieve"
+    detail: RetrieveDetail
+
+
+class ChainOfThoughtDetail(TypedDict):
+    reasoning: str
+
+
+class ChainOfThoughtStep(_Step):
+    kind: Literal["chain_of_thought"] = "chain_of_thought"
+    detail: ChainOfThoughtDetail
+
+
+class SelfAskFinalDetail(TypedDict):
+    step: int
+
+
+class SelfAskFinalStep(_Step):
+    kind: Literal["self_ask_final"] = "self_ask_final"
+    detail: SelfAskFinalDetail
+
+
+class SelfAskFollowUpDetail(TypedDict):
+    follow_up: str
+    intermediate: str
+    retrieved: NotRequired[list[str]]
+    """The chunk ids retrieved for the follow-up (absent when the LLM answered it from its own knowledge)."""
+
+
+class SelfAskFollowUpStep(_Step):
+    kind: Literal["self_ask_follow_up"] = "self_ask_follow_up"
+    detail: SelfAskFollowUpDetail
+
+
+class CandidateDetail(TypedDict):
+    proposal: str
+    atom_id: str
+    atom_text: str
+    chunk_id: str
+    title: str
+    score: float
+
+
+class DecomposeDetail(TypedDict):
+    """A :class:`DecompositionStep` as data."""
+
+    index: int
+    proposals: list[str]
+    sufficient: bool
+    candidates: list[CandidateDetail]
+    selected: int | None
+    selected_atom: str | None
+    reason: str
+    added_chunk_id: str | None
+    added_title: str | None
+
+
+class DecomposeStep(_Step):
+    """One iteration of Algorithm 1 (the answer's ``decomposition`` holds the whole run)."""
+
+    kind: Literal["decompose"] = "decompose"
+    detail: DecomposeDetail
+
+
+class StructureDetail(TypedDict):
+    kind: str
+    series: list[tuple[int, float]]
+    evidence_used: list[int]
+
+
+class StructureStep(_Step):
+    """L3's knowledge structuring: the yearly series and the evidence it came from."""
+
+    kind: Literal["structure"] = "structure"
+    detail: StructureDetail
+
+
+class PerspectivesDetail(TypedDict):
+    viewpoints: list[str]
+    cited: list[int]
+
+
+class PerspectivesStep(_Step):
+    kind: Literal["perspectives"] = "perspectives"
+    detail: PerspectivesDetail
+
+
+class TableChoiceDetail(TypedDict):
+    candidates: list[tuple[str, str, float]]
+    """``(table id, value column, score)`` of every table that could answer."""
+    chosen: str | None
+
+
+class TableChoiceStep(_Step):
+    kind: Literal["table_choice"] = "table_choice"
+    detail: TableChoiceDetail
+
+
+class RankDetail(TypedDict):
+    table_id: str
+    column: str
+    descending: bool
+    top: list[tuple[str, float]]
+
+
+class RankStep(_Step):
+    kind: Literal["rank"] = "rank"
+    detail: RankDetail
+
+
+class AggregateDetail(TypedDict):
+    table_id: str
+    column: str
+    where: dict[str, str | float]
+    aggregation: dict[str, Any] | None
+    """The :class:`Aggregation` as data."""
+
+
+class AggregateStep(_Step):
+    kind: Literal["aggregate"] = "aggregate"
+    detail: AggregateDetail
+
+
+class BridgeDetail(TypedDict):
+    inner: str
+    winner: str
+    value: float
+    rewritten: str
+
+
+class BridgeStep(_Step):
+    kind: Literal["bridge"] = "bridge"
+    detail: BridgeDetail
+
+
+class RouteDetail(TypedDict):
+    question_class: str
+    subtype: str
+    classified_by: str
+    method: str
+
+
+class RouteStep(_Step):
+    kind: Literal["route"] = "route"
+    detail: RouteDetail
+
+
+TraceStep = Annotated[
+    OfflineExtractiveStep | CitationsDroppedStep | CitationsGroundedStep | RetrieveStep | ChainOfThoughtStep
+    | SelfAskFinalStep | SelfAskFollowUpStep | DecomposeStep | StructureStep | PerspectivesStep | TableChoiceStep
+    | RankStep | AggregateStep | BridgeStep | RouteStep,
+    Field(discriminator="kind"),
+]
+"""One step of a reasoning run, discriminated by ``kind``."""
 
 
 class LLMUsage(BaseModel):
@@ -158,7 +377,8 @@ class Answer(BaseModel):
     evidence: list[Hit] = Field(default_factory=list)
     trace: list[TraceStep] = Field(default_factory=list)
     stop_reason: str | None = None
-    llm: dict[str, Any] | None = None
+    llm: LLMReport | None = None
+    """The LLM usage of this answer (the ``"llm"`` block every report carries)."""
     subtype: str | None = None
     dropped_markers: list[int] = Field(default_factory=list)
     decomposition: DecompositionTrace | None = None

@@ -162,7 +162,7 @@ class Strata:
             password=password, llm=self.llm,
         )
         report = ingestor.load([Path(p) for p in paths], include=include, exclude=exclude, progress=progress)
-        report.llm = self.llm.accounting.to_json()  # the job's totals so far; zeros offline
+        report.llm = self.llm.accounting.report()  # the job's totals so far; zeros offline
         # Loading writes the corpus; distilling is :meth:`distill`'s. The report says what is left, so an
         # interrupted build is never silent: chunks of any document (this load's or an earlier one's).
         report.pending = self.pending()

@@ -25,18 +25,39 @@ Example::
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import ValidationError
 
 from kg.embeddings import Embedder
 from kg.errors import RetrievalError
 from kg.llm import LLM
 from kg.retrieval.base import AtomCandidate, Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.methods.atom import atom_candidates
+from kg.retrieval.settings import (
+    SETTINGS,
+    AtomSettings,
+    ChunkSettings,
+    FulltextSettings,
+    HRSettings,
+    HybridSettings,
+    KG2RAGSettings,
+    MultigrainSettings,
+    PGRAGSettings,
+    RetrieverSettings,
+    TagsSettings,
+)
 from kg.store.base import GraphStore
 
 __all__ = [
-    "METHODS", "AtomCandidate", "Hit", "HitSource", "RetrievalFilter", "Retriever", "atom_candidates",
+    "METHODS",
+    "AtomCandidate",
+    "Hit",
+    "HitSource",
+    "RetrievalFilter",
+    "Retriever",
+    "RetrieverSettings",
+    "atom_candidates",
     "make_retriever",
+    "method_settings",
 ]
 
 METHODS: tuple[str, ...] = (
@@ -45,8 +66,14 @@ METHODS: tuple[str, ...] = (
 
 
 def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM | None = None,
-                   **settings: Any) -> Retriever:
-    """The retriever called ``name`` (one of :data:`METHODS`); ``settings`` go to its constructor."""
+                   settings: RetrieverSettings | None = None, **overrides: object) -> Retriever:
+    """The retriever called ``name`` (one of :data:`METHODS`) with ``settings``, its method's model
+    (:data:`kg.retrieval.settings.SETTINGS`; default: the method's defaults).
+
+    ``overrides`` are fields of that model, validated by it: ``make_retriever("kg2rag", store, embedder,
+    seeds=1)`` is ``settings=KG2RAGSettings(seeds=1)``. Settings of another method, an unknown field or a
+    value of the wrong type raise :class:`~kg.errors.RetrievalError`.
+    """
     from kg.retrieval.methods.atom import AtomRetriever
     from kg.retrieval.methods.chunk import ChunkVectorRetriever
     from kg.retrieval.methods.fulltext import FulltextRetriever
@@ -58,24 +85,44 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
     from kg.retrieval.methods.strata import StrataRetriever
     from kg.retrieval.methods.tags import TagExpansionRetriever
 
-    if name == "chunk":
-        return ChunkVectorRetriever(store, embedder, **settings)
-    if name == "atom":
-        return AtomRetriever(store, embedder, **settings)
-    if name == "fulltext":
-        return FulltextRetriever(store, **settings)
-    if name == "hybrid":
-        return HybridRetriever(store, embedder, **settings)
-    if name == "multigrain":
-        return MultiGranularityRetriever(store, embedder, **settings)
-    if name == "kg2rag":
-        return KG2RAGRetriever(store, embedder, **settings)
-    if name == "pgrag":
-        return PGRAGRetriever(store, embedder, llm=llm, **settings)
-    if name == "tags":
-        return TagExpansionRetriever(HybridRetriever(store, embedder), store, **settings)
-    if name == "hr":
-        return HierarchicalRetriever(store, embedder, **settings)
-    if name == "strata":
-        return StrataRetriever(store, embedder, **settings)
-    raise RetrievalError(f"unknown retrieval method {name!r}; choose one of {', '.join(METHODS)}")
+    s = method_settings(name, settings, **overrides)
+    if isinstance(s, ChunkSettings):
+        return ChunkVectorRetriever(store, embedder, threshold=s.threshold)
+    if isinstance(s, AtomSettings):
+        return AtomRetriever(store, embedder, threshold=s.threshold)
+    if isinstance(s, FulltextSettings):
+        return FulltextRetriever(store, atoms=s.atoms, rrf_k=s.rrf_k)
+    if isinstance(s, HybridSettings):
+        return HybridRetriever(store, embedder, fusion=s.fusion, weights=s.weights, rrf_k=s.rrf_k,
+                               candidates=s.candidates, atom_threshold=s.atom_threshold)
+    if isinstance(s, MultigrainSettings):
+        return MultiGranularityRetriever(store, embedder, weights=s.weights, candidates=s.candidates,
+                                         coarse=s.coarse)
+    if isinstance(s, KG2RAGSettings):
+        return KG2RAGRetriever(store, embedder, hops=s.hops, seeds=s.seeds, max_facts=s.max_facts,
+                               reranker=s.reranker)
+    if isinstance(s, PGRAGSettings):
+        return PGRAGRetriever(store, embedder, llm=llm, anchors=s.anchors, threshold=s.threshold,
+                              support=s.support, ambiguity=s.ambiguity)
+    if isinstance(s, TagsSettings):
+        return TagExpansionRetriever(HybridRetriever(store, embedder), store, expander=s.expander)
+    if isinstance(s, HRSettings):
+        return HierarchicalRetriever(store, embedder, chunk_k=s.chunk_k, chunk_threshold=s.chunk_threshold,
+                                     atom_k=s.atom_k, atom_threshold=s.atom_threshold)
+    return StrataRetriever(store, embedder, seeds=s.seeds, candidates=s.candidates, weights=s.weights,
+                           rrf_k=s.rrf_k, path_weights=s.path_weights)
+
+
+def method_settings(name: str, settings: RetrieverSettings | None = None, **overrides: object) -> RetrieverSettings:
+    """The settings model of method ``name``: ``settings`` (which must be that method's) with ``overrides``."""
+    model = SETTINGS.get(name)
+    if model is None:
+        raise RetrievalError(f"unknown retrieval method {name!r}; choose one of {', '.join(METHODS)}")
+    if settings is not None and not isinstance(settings, model):
+        raise RetrievalError(f"retrieval method {name!r} takes {model.__name__}, not {type(settings).__name__}")
+    if settings is not None and not overrides:
+        return settings
+    try:
+        return model.model_validate({**(dict(settings) if settings is not None else {}), **overrides})
+    except ValidationError as exc:
+        raise RetrievalError(f"settings of retrieval method {name!r}: {exc}") from exc

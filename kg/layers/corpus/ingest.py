@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from kg.embeddings import Embedder
 from kg.errors import (
@@ -35,7 +35,7 @@ from kg.layers.corpus.writer import (
     document_groups,
 )
 from kg.layers.resource.references import link_title_mentions
-from kg.llm import LLM, estimate_tokens, load_prompt
+from kg.llm import LLM, LLMReport, estimate_tokens, load_prompt
 from kg.shared.ids import document_id
 from kg.shared.redaction import redact
 from kg.store.base import GraphStore
@@ -44,7 +44,8 @@ from loaders.models import SourceDocument
 from loaders.registry import Skipped
 
 __all__ = [
-    "PENDING_HINT", "FileReport", "Ingestor", "LoadReport", "estimate_llm_tokens", "find_files", "prepare_structural",
+    "PENDING_HINT", "FileReport", "FileStatus", "Ingestor", "LoadReport", "estimate_llm_tokens", "find_files",
+    "prepare_structural",
 ]
 
 Progress = Callable[[Path, int, int], None]
@@ -56,10 +57,15 @@ TYPICAL_COMPLETION_TOKENS = {"enhanced_chunk": 120, "atomic_questions": 150, "tr
                              "chunk_tags": 60, "fact_items": 250, "mind_map": 300}
 
 
+FileStatus = Literal["loaded", "unchanged", "replaced", "failed", "skipped"]
+"""How one file ended: written (``loaded``, ``replaced``), already in the graph (``unchanged``), refused
+(``failed``) or not a file Strata reads (``skipped``)."""
+
+
 @dataclass
 class FileReport:
     path: str
-    status: str
+    status: FileStatus
     error: str | None = None
     document_id: str | None = None
     documents: int = 0
@@ -80,7 +86,7 @@ class LoadReport:
     files: list[FileReport] = field(default_factory=list)
     seconds: float = 0.0
     chunking: str = "structural"
-    llm: dict[str, Any] | None = None
+    llm: LLMReport | None = None
     # Chunks per distilled layer still to distil after this load (set by the client); finished by `strata
     # distill` (``Strata.distill``). None: not known.
     pending: dict[str, int] | None = None
@@ -91,7 +97,7 @@ class LoadReport:
 
     def summary(self) -> dict[str, Any]:
         counts = {s: sum(f.status == s for f in self.files)
-                  for s in ("loaded", "unchanged", "replaced", "failed", "skipped")}
+                  for s in get_args(FileStatus)}
         return {**counts, "seconds": round(self.seconds, 3)}
 
     def to_json(self) -> dict[str, Any]:
@@ -99,7 +105,7 @@ class LoadReport:
             "files": [asdict(f) for f in self.files], "summary": self.summary(), "chunking": self.chunking,
         }
         if self.llm is not None:
-            data["llm"] = self.llm
+            data["llm"] = self.llm.to_json()
         if self.pending is not None:
             data["pending"] = self.pending
             if any(self.pending.values()):
@@ -107,9 +113,10 @@ class LoadReport:
         return data
 
 
-def _file_status(outcomes: Sequence[WriteOutcome]) -> str:
+def _file_status(outcomes: Sequence[WriteOutcome]) -> FileStatus:
     statuses = {o.status for o in outcomes}
-    for status in ("failed", "replaced", "loaded"):
+    precedence: tuple[FileStatus, ...] = ("failed", "replaced", "loaded")
+    for status in precedence:
         if status in statuses:
             return status
     return "unchanged"
@@ -209,7 +216,7 @@ class Ingestor:
         report.files += [FileReport(path=str(path.absolute()), status="skipped", note=why) for path, why in skipped]
         report.seconds = time.perf_counter() - started
         if self.llm is not None:
-            report.llm = self.llm.accounting.to_json()
+            report.llm = self.llm.accounting.report()
         return report
 
     def load_file(self, path: Path) -> FileReport:

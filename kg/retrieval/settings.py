@@ -1,0 +1,144 @@
+"""One typed settings model per retrieval method, as :func:`kg.retrieval.make_retriever` takes them.
+
+Each model holds the knobs of its method with the method's defaults; an unknown knob or a value of the
+wrong type is refused when the model is built (``make_retriever`` raises :class:`~kg.errors.RetrievalError`).
+
+>>> HybridSettings(fusion="linear").rrf_k
+60.0
+>>> SETTINGS["kg2rag"](seeds=1).hops
+1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from kg.retrieval.fusion import Fusion
+from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
+from kg.retrieval.methods.kg2rag import Reranker
+from kg.retrieval.methods.multigrain import MULTIGRAIN_WEIGHTS
+from kg.retrieval.methods.strata import LINK_WEIGHTS
+from kg.retrieval.methods.tags import Expander
+
+__all__ = [
+    "SETTINGS",
+    "AtomSettings",
+    "ChunkSettings",
+    "FulltextSettings",
+    "HRSettings",
+    "HybridSettings",
+    "KG2RAGSettings",
+    "MultigrainSettings",
+    "PGRAGSettings",
+    "RetrieverSettings",
+    "StrataSettings",
+    "TagsSettings",
+]
+
+
+class _Settings(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", arbitrary_types_allowed=True)
+
+
+class ChunkSettings(_Settings):
+    """``chunk``: chunks at cosine >= ``threshold`` (-1: every chunk ranks)."""
+
+    threshold: float = -1.0
+
+
+class AtomSettings(_Settings):
+    """``atom``: atoms at cosine >= ``threshold``, hopping to their chunks."""
+
+    threshold: float = 0.0
+
+
+class FulltextSettings(_Settings):
+    """``fulltext``: Lucene over chunks, and over atoms too when ``atoms`` (fused by RRF with ``rrf_k``)."""
+
+    atoms: bool = True
+    rrf_k: float = 60.0
+
+
+class HybridSettings(_Settings):
+    """``hybrid``: the vector, atom and Lucene paths fused by ``fusion`` (RRF with ``rrf_k``, or linear with
+    ``weights`` per path) over ``candidates`` per path; atoms below ``atom_threshold`` do not count."""
+
+    fusion: Fusion = "rrf"
+    weights: Mapping[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    rrf_k: float = 60.0
+    candidates: int = 50
+    atom_threshold: float = 0.0
+
+
+class MultigrainSettings(_Settings):
+    """``multigrain``: the weights of the chunk, section, document and upward paths (merged over the
+    defaults), ``candidates`` chunks and ``coarse`` documents/sections."""
+
+    weights: Mapping[str, float] = Field(default_factory=lambda: dict(MULTIGRAIN_WEIGHTS))
+    candidates: int = 50
+    coarse: int = 10
+
+
+class KG2RAGSettings(_Settings):
+    """``kg2rag``: ``seeds`` chunks, facts ``hops`` away (at most ``max_facts``), an optional cross-encoder."""
+
+    hops: int = 1
+    seeds: int = 5
+    max_facts: int = 200
+    reranker: Reranker | None = None
+
+
+class PGRAGSettings(_Settings):
+    """``pgrag``: ``anchors`` fact items at cosine >= ``threshold``; the walk's ``support`` and ``ambiguity``."""
+
+    anchors: int = 5
+    threshold: float = 0.0
+    support: float = 0.03
+    ambiguity: float = 0.05
+
+
+class TagsSettings(_Settings):
+    """``tags``: the query expander (None: the distilled layer's tag expansion, when installed)."""
+
+    expander: Expander | None = None
+
+
+class HRSettings(_Settings):
+    """``hr``: ``chunk_k`` chunks at ``chunk_threshold`` plus ``atom_k`` through atoms at ``atom_threshold``."""
+
+    chunk_k: int = 8
+    chunk_threshold: float = 0.5
+    atom_k: int = 4
+    atom_threshold: float = 0.5
+
+
+class StrataSettings(_Settings):
+    """``strata``: hybrid (``path_weights``, ``candidates``, ``rrf_k``) plus links from ``seeds`` hits, fused
+    with ``weights`` per link kind."""
+
+    seeds: int = 3
+    candidates: int = 50
+    weights: Mapping[str, float] = Field(default_factory=lambda: dict(LINK_WEIGHTS))
+    rrf_k: float = 60.0
+    path_weights: Mapping[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+
+
+RetrieverSettings = (ChunkSettings | AtomSettings | FulltextSettings | HybridSettings | MultigrainSettings
+                     | KG2RAGSettings | PGRAGSettings | TagsSettings | HRSettings | StrataSettings)
+"""The settings of any one method."""
+
+SETTINGS: Mapping[str, type[RetrieverSettings]] = {
+    "chunk": ChunkSettings,
+    "atom": AtomSettings,
+    "fulltext": FulltextSettings,
+    "hybrid": HybridSettings,
+    "multigrain": MultigrainSettings,
+    "kg2rag": KG2RAGSettings,
+    "pgrag": PGRAGSettings,
+    "tags": TagsSettings,
+    "hr": HRSettings,
+    "strata": StrataSettings,
+}
+"""Each method's settings model, by the name ``--method`` selects."""
