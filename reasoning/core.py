@@ -1,21 +1,29 @@
-"""What every reasoning method shares: the run context, LLM task calls, usage and cited answers."""
+"""What every reasoning method shares: the run context, its answering strategy, LLM task calls, usage and
+cited answers."""
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from kg.llm import LLM, CitedAnswer, LLMReport, Message, detect_language, render, task_for
+from kg.llm import LLM, LLMReport, Message, detect_language, render, task_for
 from kg.retrieval.base import Hit
 from kg.store.base import GraphStore
-from reasoning.evidence import check_citations, ground_citations, render_evidence
-from reasoning.extract import extract
+from reasoning.answerer import Answerer
+from reasoning.answerers import answerer_for
+from reasoning.evidence import check_citations, ground_citations
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
-from reasoning.types import Answer, LLMUsage, TraceStep
+from reasoning.types import (
+    Answer,
+    CitationsDroppedStep,
+    CitationsGroundedStep,
+    LLMUsage,
+    TraceStep,
+)
 
 __all__ = ["Run", "usage_snapshot"]
 
@@ -43,14 +51,15 @@ class Run:
     settings: ReasoningSettings
     trace: list[TraceStep] = field(default_factory=list)
     start: LLMReport = field(default_factory=LLMReport)
+    strategy: InitVar[Answerer | None] = None
+    """How answers are made (default: :func:`reasoning.answerers.answerer_for` the LLM), as :attr:`answerer`."""
 
-    @property
-    def offline(self) -> bool:
-        return self.llm.offline
+    def __post_init__(self, strategy: Answerer | None) -> None:
+        self.answerer: Answerer = strategy or answerer_for(self.llm)
 
-    def note(self, step: str, /, **detail: Any) -> None:
-        """Append a trace step of kind ``step``."""
-        self.trace.append(TraceStep(index=len(self.trace) + 1, kind=step, detail=detail))
+    def note(self, step: TraceStep) -> None:
+        """Append ``step`` to the trace, numbered after the steps before it."""
+        self.trace.append(step.model_copy(update={"index": len(self.trace) + 1}))
 
     def messages(self, task: str, **fields: Any) -> tuple[list[Message], int]:
         """The chat messages of ``task`` (its prompt from ``kg/prompts``, in the question's language) and the
@@ -73,28 +82,12 @@ class Run:
         """Attach the trace and the usage of this run to ``answer``."""
         report = self.llm_report()
         return answer.model_copy(update={
-            "trace": [*self.trace, *answer.trace], "usage": _calls_and_tokens(report), "llm": report.to_json(),
+            "trace": [*self.trace, *answer.trace], "usage": _calls_and_tokens(report), "llm": report,
         })
 
-    def extractive(self, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
-        """The offline answer: the short span (or best sentence) across the top evidence, cited with the
-        hit it came from; ``offline=True`` and the source sentence kept as ``supporting_sentence``."""
-        pick = extract(self.question, [h.text for h in evidence])
-        text = f"{pick.span} [{pick.hit + 1}]" if evidence and pick.span else ""
-        if not text:
-            text = "offline extractive answer: no evidence was found"
-        _, citations, _ = check_citations(text, evidence)
-        self.note("offline_extractive", support=pick.support, sentence=pick.sentence, hit=pick.hit + 1,
-                  top_score=evidence[0].score if evidence else None)
-        return Answer(question=self.question, answer=text, method=method, offline=True, citations=citations,
-                      evidence=list(evidence), supporting_sentence=pick.sentence or None, **extra)
-
     def cited(self, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
-        """Answer from ``evidence`` (task ``answer``), keeping only citations of the evidence given."""
-        if self.offline:
-            return self.extractive(method, evidence, **extra)
-        out = self.task("answer", CitedAnswer, question=self.question, context=render_evidence(evidence))
-        return self.checked(method, out.answer, evidence, out.citations, **extra)
+        """The answer from ``evidence``, citing it (:meth:`reasoning.answerer.Answerer.cited`)."""
+        return self.answerer.cited(self, method, evidence, **extra)
 
     def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (), *,
                 allowed: Collection[int] | None = None, **extra: Any) -> Answer:
@@ -102,10 +95,11 @@ class Run:
         ``allowed`` when the LLM saw only those)."""
         cleaned, citations, dropped = check_citations(text, evidence, listed, allowed=allowed)
         if dropped:
-            self.note("citations_dropped", markers=dropped, evidence_given=len(evidence))
+            self.note(CitationsDroppedStep(detail={"markers": dropped, "evidence_given": len(evidence)}))
         added = ground_citations(cleaned, self.question, evidence, citations, allowed=allowed)
         if added:
-            self.note("citations_grounded", markers=added, reason="no cited chunk states the answer's terms")
+            self.note(CitationsGroundedStep(detail={"markers": added,
+                                                    "reason": "no cited chunk states the answer's terms"}))
             cleaned, citations, _ = check_citations(f"{cleaned} {''.join(f'[{n}]' for n in added)}", evidence,
                                                     [*listed, *added], allowed=allowed)
         return Answer(question=self.question, answer=cleaned, method=method, offline=False, citations=citations,

@@ -29,7 +29,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from kg.errors import ConfigError
 from kg.llm import LLM, QUESTION_PROPOSALS, AtomSelection, Message, QuestionProposals, detect_language
 from kg.retrieval.base import Hit
 from kg.store.base import GraphStore
@@ -189,10 +188,9 @@ def collect_trajectories(
 ) -> list[Trajectory]:
     """``settings.rollouts`` trajectories of Algorithm 2 for one question, sharing S and V (``state``,
     a fresh one unless given)."""
-    if llm.offline:
-        raise ConfigError("collecting decomposer training data needs an LLM: set STRATA_LLM_BASE_URL")
-    shared = UCBState() if state is None else state
     run = Run(question=question, store=store, llm=llm, ports=ports, settings=settings)
+    run.answerer.require_llm("collecting decomposer training data")
+    shared = UCBState() if state is None else state
     return [_rollout(run, shared, r, question_id, gold, scorer) for r in range(settings.rollouts)]
 
 
