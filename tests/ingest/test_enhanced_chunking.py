@@ -49,7 +49,7 @@ def test_recurrent_split_keeps_exact_spans_and_stores_summaries(tmp_path: Path, 
             report = Ingestor(store, EMBEDDER, llm=llm).load([path])
         calls = len(server.chat_requests("enhanced_chunk"))
     assert report.chunking == "enhanced (LLM)"
-    assert report.llm is not None and report.llm["calls"] == calls == 3  # 5 sentences, 2 per chunk
+    assert report.llm is not None and report.llm.calls == calls == 3  # 5 sentences, 2 per chunk
     source = next(load_path(path))
     rows = store.query("MATCH (c:Chunk) RETURN c.text AS text, c.char_start AS a, c.char_end AS b, "
                        "c.summary AS summary ORDER BY c.order")
@@ -73,7 +73,7 @@ def test_reloading_an_unchanged_file_makes_no_llm_call(tmp_path: Path, store: Gr
             again = Ingestor(store, EMBEDDER, llm=llm).load([path])
         assert len(server.chat_requests("enhanced_chunk")) == 3
     assert again.files[0].status == "unchanged"
-    assert again.llm is not None and (again.llm["calls"], again.llm["cache_hits"]) == (0, 0)
+    assert again.llm is not None and (again.llm.calls, again.llm.cache_hits) == (0, 0)
     assert store.query("MATCH (c:Chunk) WHERE c.summary IS NOT NULL RETURN count(c) AS n")[0]["n"] == 3
 
 

@@ -150,7 +150,7 @@ def test_answers_are_generated_prose_with_a_citation_that_holds_the_answer(
     built: Built, method: str, question: str, expected: str
 ) -> None:
     answer = built.kb.ask(question, method=method, settings=ReasoningSettings(max_steps=2))
-    assert not answer.offline and answer.llm is not None and answer.llm["calls"] + answer.llm["cache_hits"] > 0
+    assert not answer.offline and answer.llm is not None and answer.llm.calls + answer.llm.cache_hits > 0
     assert answer.answer.strip() and answer.trace
     assert any(expected.casefold() in c.text.casefold() for c in answer.citations), (
         answer.answer, [c.text[:120] for c in answer.citations])
