@@ -1,8 +1,11 @@
 """A Neo4j Community 5.26 server that Strata provisions itself, with no Docker.
 
 Maven resolves the runtime jars from Maven Central into a cache reused across runs
-(``<cache_dir>/neo4j-<version>/lib``); Strata writes ``neo4j.conf`` (loopback only), sets a generated
-password before the first start, and runs ``org.neo4j.server.CommunityEntryPoint`` on Java 17 in the
+(``<cache_dir>/neo4j-<version>-gds-<gds version>/lib``), with the Graph Data Science library (GDS, the
+Maven artifacts of the plugin, on the server's classpath; its ``gds.*`` procedures are unrestricted in
+``neo4j.conf``: the ``ppr`` retrieval method runs its PageRank there). The cache key names both versions,
+so a cache resolved before GDS was added is not reused. Strata writes ``neo4j.conf`` (loopback only), sets
+a generated password before the first start, and runs ``org.neo4j.server.CommunityEntryPoint`` on Java 17 in the
 background with a pid file. Data lives in ``<home>/data`` and survives stop and start.
 
 Private by default: ``<home>`` and its folders are made 0700 (and made so again at every start, for a home
@@ -23,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -38,11 +42,18 @@ from kg.settings import LocalServerSettings
 from kg.shared.private import PRIVATE_UMASK, private_dir
 from kg.shared.processes import alive, cmdline, log_tail, port_taken, terminate
 
-__all__ = ["NEO4J_VERSION", "LocalNeo4j", "ServerInfo"]
+__all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo"]
 
 log = logging.getLogger(__name__)
 
 NEO4J_VERSION = "5.26.30"
+GDS_VERSION = "2.13.9"  # the GDS line built for Neo4j 5.26 (kept in step with pom.xml)
+JARS_KEY = f"neo4j-{NEO4J_VERSION}-gds-{GDS_VERSION}"
+# The GDS jars that hold its procedures and functions. Neo4j registers procedures only from jars in its plugins
+# directory (the classpath is not scanned), so these are copied there at every start; the rest of GDS stays in
+# the jar cache on the classpath.
+GDS_PROCEDURE_JARS = re.compile(rf"(alpha-)?proc(-[a-z-]+)?-{re.escape(GDS_VERSION)}\.jar")
+GDS_PLUGIN_PREFIX = "strata-gds-"  # the copies Strata owns in <home>/plugins (others are left alone)
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 # The JVM flags of the default 5.26 neo4j.conf; the --add-opens are required on Java 17.
 JVM_FLAGS = (
@@ -87,7 +98,7 @@ class LocalNeo4j:
         self.java = java
         self.mvn = mvn
         self.home = settings.home
-        self.lib_dir = settings.cache_dir / f"neo4j-{NEO4J_VERSION}" / "lib"
+        self.lib_dir = settings.cache_dir / JARS_KEY / "lib"
 
     # -- paths -------------------------------------------------------------------------------------
     @property
@@ -151,8 +162,9 @@ class LocalNeo4j:
             )
             if proc.returncode != 0:
                 tail = "\n".join((proc.stdout + proc.stderr).splitlines()[-20:])
-                raise ProvisioningError(f"Maven could not resolve Neo4j {NEO4J_VERSION}:\n{tail}")
-            (staging / ".complete").write_text(NEO4J_VERSION)
+                raise ProvisioningError(
+                    f"Maven could not resolve Neo4j {NEO4J_VERSION} with GDS {GDS_VERSION}:\n{tail}")
+            (staging / ".complete").write_text(JARS_KEY)
             # A rename makes the cache appear whole or not at all, even if two starts race.
             with contextlib.suppress(OSError):
                 staging.rename(self.lib_dir)
@@ -169,6 +181,25 @@ class LocalNeo4j:
                 "with STRATA_NEO4J_URI."
             )
         return java
+
+    def install_plugins(self) -> list[Path]:
+        """Copy GDS's procedure jars from the jar cache into ``<home>/plugins`` (and drop copies of another
+        GDS version): Neo4j loads procedures from the plugins directory only."""
+        plugins = self.home / "plugins"
+        private_dir(plugins)
+        wanted = {GDS_PLUGIN_PREFIX + jar.name: jar for jar in sorted(self.lib_dir.glob("*.jar"))
+                  if GDS_PROCEDURE_JARS.fullmatch(jar.name)}
+        for old in plugins.glob(GDS_PLUGIN_PREFIX + "*.jar"):
+            if old.name not in wanted:
+                old.unlink()
+        installed = []
+        for name, jar in wanted.items():
+            target = plugins / name
+            if not target.is_file() or target.stat().st_size != jar.stat().st_size:
+                shutil.copyfile(jar, target)
+                target.chmod(0o600)
+            installed.append(target)
+        return installed
 
     def make_private(self) -> None:
         """``<home>`` and the server's folders as folders only this user can enter (0700)."""
@@ -214,6 +245,8 @@ class LocalNeo4j:
                 f"server.memory.heap.max_size={s.heap}",
                 f"server.memory.pagecache.size={s.pagecache}",
                 "dbms.usage_report.enabled=false",
+                # GDS reads the graph through internal APIs; its procedures run only when unrestricted.
+                "dbms.security.procedures.unrestricted=gds.*",
                 "db.tx_log.rotation.retention_policy=2 days 1G",
                 "",
             ]
@@ -281,6 +314,7 @@ class LocalNeo4j:
                 )
         self.ensure_jars()
         self.write_conf()
+        self.install_plugins()
         self._set_initial_password(java)
         cmd = [
             java, f"-Xms{self.settings.heap}", f"-Xmx{self.settings.heap}", *JVM_FLAGS,
