@@ -16,6 +16,7 @@ from kg.layers.distilled.tables import AggregateOp
 from kg.layers.distilled.text import text_key
 from kg.retrieval.base import Hit, HitSource
 from kg.store.base import GraphStore
+from kg.store.queries import RANK_ROWS, ROWS_WITH_CELL, TABLE_COLUMNS
 from reasoning.ports import Filter, RankedRow, TableInfo
 from reasoning.types import Aggregation
 
@@ -52,7 +53,7 @@ class GraphTables:
 
     def tables(self) -> list[TableInfo]:
         found = []
-        for r in self.store.read("reasoning/table_columns", limit=self.limit, rows=self.max_rows):
+        for r in self.store.read(TABLE_COLUMNS, limit=self.limit, rows=self.max_rows):
             chunk = None if r["chunk_id"] is None else Hit(
                 chunk_id=r["chunk_id"], text=r["text"] or "", document_id=r["document_id"], title=r["title"] or "",
                 page=r["page"], char_start=int(r["char_start"] or 0), char_end=int(r["char_end"] or 0),
@@ -72,10 +73,10 @@ class GraphTables:
 
     def rank(self, table_id: str, column: str, *, descending: bool, where: Filter | None = None,
              k: int = 1) -> list[RankedRow]:
-        rows = self.store.read("reasoning/rank_rows", table_id=table_id, prop=f"c_{column_key(column)}",
+        rows = self.store.read(RANK_ROWS, table_id=table_id, prop=f"c_{column_key(column)}",
                                descending=descending, k=k, **_filter_params(where))
         return [RankedRow(split_cells(r["cells"]), float(r["value"])) for r in rows]
 
     def rows_with(self, column: str, value: str, *, k: int = 20) -> list[tuple[str, list[tuple[str, str]]]]:
-        rows = self.store.read("reasoning/rows_with_cell", cell=f"{column_key(column)}={text_key(value)}", k=k)
+        rows = self.store.read(ROWS_WITH_CELL, cell=f"{column_key(column)}={text_key(value)}", k=k)
         return [(r["table_id"], split_cells(r["cells"])) for r in rows]

@@ -34,6 +34,14 @@ from kg.settings import Neo4jSettings, Settings
 from kg.shared.redaction import remember, secrets_of
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
+from kg.store.queries import (
+    COUNT_LABEL,
+    COUNT_REL,
+    FILE_DOCUMENTS,
+    FIND_DOCUMENT,
+    LIST_DOCUMENTS,
+    PENDING_COUNTS,
+)
 from kg.store.schema import SchemaStatus, ensure_schema, schema_status
 
 if TYPE_CHECKING:
@@ -181,7 +189,7 @@ class Strata:
 
         chosen = parse_layers(layers) if layers is not None else None
         names = list(chosen or default_layers(self.llm.offline))
-        return {r["layer"]: int(r["pending"]) for r in self.store.read("distill/pending_counts", layers=names)}
+        return {r["layer"]: int(r["pending"]) for r in self.store.read(PENDING_COUNTS, layers=names)}
 
     def distill(
         self,
@@ -214,7 +222,7 @@ class Strata:
             doc = kb.find("notes/handbook.md")      # same as kb.find("/home/me/notes/handbook.md")
         """
         for candidate in dict.fromkeys([key, str(Path(key).expanduser().resolve())]):
-            rows = self.store.read("graph/find_document", key=candidate)
+            rows = self.store.read(FIND_DOCUMENT, key=candidate)
             if rows:
                 return DocumentInfo(**rows[0])
         return None
@@ -243,7 +251,7 @@ class Strata:
             print(len(removed), "passages deleted")
         """
         docs = [DocumentInfo(**row) for row in
-                self.store.read("graph/file_documents", file=str(Path(path).expanduser().resolve()))]
+                self.store.read(FILE_DOCUMENTS, file=str(Path(path).expanduser().resolve()))]
         if not docs:
             raise StrataError(f"no document with id or source {path!r}, and none was loaded from a file of that path")
         delete_documents(self.store, [d.id for d in docs])
@@ -257,7 +265,7 @@ class Strata:
             for doc in kb.documents():
                 print(doc.title, doc.pages, doc.chunks)
         """
-        return [DocumentInfo(**row) for row in self.store.read("graph/list_documents", skip=skip, limit=limit)]
+        return [DocumentInfo(**row) for row in self.store.read(LIST_DOCUMENTS, skip=skip, limit=limit)]
 
     def ask(self, question: str, *, method: str = "auto", settings: ReasoningSettings | None = None) -> Answer:
         """Answer ``question`` with citations (see :func:`reasoning.answer`); the LLM comes from the settings.
@@ -296,9 +304,9 @@ class Strata:
             stats = kb.stats()
             print(stats.by_layer(), stats.schema.embedder)
         """
-        nodes = {label: self.store.query(cypher.render("meta/count_label", label=label))[0]["count"]
+        nodes = {label: self.store.read(COUNT_LABEL.render(label=label))[0]["count"]
                  for label in sorted(cypher.LABELS)}
-        rels = {rel: self.store.query(cypher.render("meta/count_rel", rel=rel))[0]["count"]
+        rels = {rel: self.store.read(COUNT_REL.render(rel=rel))[0]["count"]
                 for rel in sorted(cypher.RELATIONSHIPS)}
         from kg.layers.distilled import ALL_LAYERS
 

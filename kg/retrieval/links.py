@@ -19,6 +19,7 @@ from kg.retrieval.base import Hit, RetrievalFilter
 from kg.retrieval.common import filter_params, hit_from_row
 from kg.store.base import GraphStore
 from kg.store.lucene import name_query
+from kg.store.queries import TITLE_LINKS
 
 __all__ = ["mentions_title", "named_links", "title_core", "title_links"]
 
@@ -48,7 +49,7 @@ def title_links(store: GraphStore, texts: Sequence[str], vector: list[float], *,
     asked = [i for i, q in enumerate(queries) if q]
     if not asked:
         return [[] for _ in texts]
-    rows = store.read("retrieval/title_links", queries=[queries[i] for i in asked], texts=[texts[i] for i in asked],
+    rows = store.read(TITLE_LINKS, queries=[queries[i] for i in asked], texts=[texts[i] for i in asked],
                       vector=vector, candidates=candidates, **filter_params(where))
     candidates_of: list[list[Hit]] = [[] for _ in texts]
     for row in rows:

@@ -14,6 +14,7 @@ from neo4j import RoutingControl
 import cypher
 from kg.errors import EmbeddingMismatchError
 from kg.store.base import GraphStore
+from kg.store.queries import COUNT_EMBEDDED, META_READ, META_VECTOR_INDEXES
 
 __all__ = ["SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema", "schema_status"]
 
@@ -30,7 +31,7 @@ class SchemaStatus:
 
 
 def schema_status(store: GraphStore) -> SchemaStatus:
-    rows = store.read("meta/read")
+    rows = store.read(META_READ)
     if not rows:
         return SchemaStatus(False, None, None, None)
     row = rows[0]
@@ -53,10 +54,11 @@ def check_embedder(store: GraphStore, embedder: str, dimensions: int) -> SchemaS
 def _reconcile_vector_indexes(store: GraphStore, embedder: str, dimensions: int) -> None:
     """Recreate a vector index of another dimension when no node of its label holds a vector yet
     (an emptied graph switching embedder); refuse when vectors exist, since they would be mixed."""
-    for row in store.read("meta/vector_indexes"):
-        if row["dimensions"] in (None, dimensions) or row["label"] not in cypher.LABELS:
+    for row in store.read(META_VECTOR_INDEXES):
+        label = row["label"]
+        if row["dimensions"] in (None, dimensions) or label not in cypher.LABELS:
             continue
-        embedded = store.query(cypher.render("meta/count_embedded", label=row["label"]))[0]["embedded"]
+        embedded = store.read(COUNT_EMBEDDED.render(label=label))[0]["embedded"]
         if embedded:
             raise EmbeddingMismatchError(
                 f"vector index {row['name']} holds {embedded} vectors of {row['dimensions']} dimensions "

@@ -36,6 +36,7 @@ from kg.retrieval import make_retriever
 from kg.retrieval.common import graph_has
 from kg.settings import Settings
 from kg.shared.ids import document_id
+from kg.store.queries import LIST_DOCUMENTS
 from loaders import load_questions
 from loaders.models import SourceDocument
 from loaders.qa import QAQuestion, passage_key
@@ -214,7 +215,7 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
                              chunk_overlap=settings.chunk_overlap)
         say(f"corpus: {len(loaded.written)} passages written, {loaded.removed} removed")
         todo = loaded.written if graph_has(store, "Atom") else [r["id"] for r in
-                                                                 store.read("graph/list_documents", skip=0,
+                                                                 store.read(LIST_DOCUMENTS, skip=0,
                                                                             limit=10_000_000)]
         distill_eval_layers(store, embedder, llm, todo)
         say("distilled layer: built" + (" (offline methods)" if llm.offline else ""))

@@ -30,6 +30,7 @@ from kg.retrieval.common import graph_has
 from kg.settings import LocalServerSettings, Settings, kept_ports
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
+from kg.store.queries import LIST_DOCUMENTS
 from kg.store.schema import ensure_schema
 from loaders.models import SourceDocument
 from loaders.qa import QALoader
@@ -116,7 +117,7 @@ def load_corpus(store: GraphStore, embedder: Embedder, docs: Sequence[SourceDocu
     ingestor = Ingestor(store, embedder, chunk_tokens=chunk_tokens, chunk_overlap=chunk_overlap)
     prepared = [ingestor.prepare(doc) for doc in docs]
     wanted = {p.id for p in prepared}
-    present = [row["id"] for row in store.read("graph/list_documents", skip=0, limit=10_000_000)]
+    present = [row["id"] for row in store.read(LIST_DOCUMENTS, skip=0, limit=10_000_000)]
     stale = [i for i in present if i not in wanted]
     if stale:
         delete_documents(store, stale)

@@ -20,9 +20,7 @@ import re
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
-import cypher
 from kg.app.client import Strata
 from kg.app.mcp.models import (
     AskResult,
@@ -50,6 +48,15 @@ from kg.app.rest.views import cited_span
 from kg.errors import StrataError
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.store.lucene import escape_lucene, lucene_query
+from kg.store.queries import (
+    CHUNK_CONTEXT,
+    COUNT_LABEL,
+    DOCUMENT_OUTLINE,
+    ENTITY_FACTS,
+    ENTITY_MENTIONS,
+    FIND_ENTITIES,
+    EvidenceColumns,
+)
 from reasoning.types import Answer, TraceStep
 
 __all__ = [
@@ -161,7 +168,7 @@ def _trace(step: TraceStep) -> TraceSummary:
 
 def list_documents(kb: Strata, *, offset: int = 0, limit: int = 50) -> DocumentsResult:
     """A page of the loaded documents, ordered by source, with the total count."""
-    total = int(kb.store.query(cypher.render("meta/count_label", label="Document"))[0]["count"])
+    total = int(kb.store.read(COUNT_LABEL.render(label="Document"))[0]["count"])
     docs = kb.documents(skip=offset, limit=limit)
     more = offset + len(docs) < total
     return DocumentsResult(kb=kb.settings.kb, documents=docs, total=total, offset=offset,
@@ -170,11 +177,11 @@ def list_documents(kb: Strata, *, offset: int = 0, limit: int = 50) -> Documents
 
 def get_chunk(kb: Strata, chunk_id: str, *, neighbours: int = 1) -> ChunkResult:
     """A chunk's text with its section path and the ``neighbours`` chunks on each side."""
-    rows = kb.store.read("graph/chunk_context", id=chunk_id.strip(), window=neighbours)
+    rows = kb.store.read(CHUNK_CONTEXT, id=chunk_id.strip(), window=neighbours)
     if not rows:
         raise ToolInputError(f"no chunk with id {chunk_id!r} (chunk ids come from search, ask and the outlines)")
     row = rows[0]
-    around = [ChunkView(**n) for n in row["neighbours"] if n.get("text") is not None]
+    around = [ChunkView.model_validate(n) for n in row["neighbours"] if n.get("text") is not None]
     return ChunkResult(
         kb=kb.settings.kb, chunk_id=row["chunk_id"], document_id=row["document_id"], title=row["title"] or "",
         source=row["source"], page=row["page"], char_start=row["char_start"], char_end=row["char_end"],
@@ -198,20 +205,20 @@ def explain_entity(kb: Strata, name: str, *, offset: int = 0, limit: int = 20) -
     if not wanted:
         raise ToolInputError("the entity name is empty")
     query = lucene_query(wanted) or escape_lucene(wanted)
-    rows = kb.store.read("graph/find_entities", query=query, wanted=wanted, limit=25)
+    rows = kb.store.read(FIND_ENTITIES, query=query, wanted=wanted, limit=25)
     if not rows:
         raise ToolInputError(f"no entity matches {wanted!r}; entities exist once the distilled layer is built "
                              "(strata distill), and search finds text that names no entity")
     found = [EntityView(id=r["id"], name=r["name"], type=r["type"], aliases=list(r["aliases"]), facts=r["facts"],
                         mentions=r["mentions"]) for r in rows]
     entity = found[0]
-    facts = kb.store.read("graph/entity_facts", id=entity.id, skip=offset, limit=limit)
+    facts = kb.store.read(ENTITY_FACTS, id=entity.id, skip=offset, limit=limit)
     chunks: dict[str, EvidenceChunk] = {}
     for row in facts:
         chunks.setdefault(row["chunk_id"], _evidence(row))
     if entity.facts == 0:
-        for row in kb.store.read("graph/entity_mentions", id=entity.id, limit=limit):
-            chunks.setdefault(row["chunk_id"], _evidence(row))
+        for mention in kb.store.read(ENTITY_MENTIONS, id=entity.id, limit=limit):
+            chunks.setdefault(mention["chunk_id"], _evidence(mention))
     more = offset + len(facts) < entity.facts
     return EntityResult(
         kb=kb.settings.kb, query=wanted, entity=entity, others=found[1:10],
@@ -221,7 +228,7 @@ def explain_entity(kb: Strata, name: str, *, offset: int = 0, limit: int = 20) -
     )
 
 
-def _evidence(row: dict[str, Any]) -> EvidenceChunk:
+def _evidence(row: EvidenceColumns) -> EvidenceChunk:
     return EvidenceChunk(chunk_id=row["chunk_id"], document_id=row["document_id"], title=row["title"] or "",
                          source=row["source"], page=row["page"], char_start=row["char_start"],
                          char_end=row["char_end"], text=row["chunk_text"])
@@ -232,7 +239,7 @@ def document_outline(kb: Strata, key: str) -> Outline:
     doc = kb.find(key)
     if doc is None:
         raise ToolInputError(f"no document with id or source {key!r}")
-    sections = [OutlineSection(**row) for row in kb.store.read("graph/document_outline", id=doc.id)]
+    sections = [OutlineSection(**row) for row in kb.store.read(DOCUMENT_OUTLINE, id=doc.id)]
     return Outline(kb=kb.settings.kb, document=doc, sections=sections)
 
 

@@ -39,6 +39,7 @@ from kg.llm import LLM, LLMReport, estimate_tokens, load_prompt
 from kg.shared.ids import document_id
 from kg.shared.redaction import redact
 from kg.store.base import GraphStore
+from kg.store.queries import FILE_DOCUMENTS
 from loaders import chunk_document, discover, load_path
 from loaders.models import SourceDocument
 from loaders.registry import Skipped
@@ -261,7 +262,7 @@ class Ingestor:
     def _drop_stale(self, file: str, kept: set[str]) -> int:
         """Delete the documents an earlier version of ``file`` held and this one does not (passages removed
         from a QA corpus); returns how many."""
-        stale = [r["id"] for r in self.writer.store.read("graph/file_documents", file=file) if r["id"] not in kept]
+        stale = [r["id"] for r in self.writer.store.read(FILE_DOCUMENTS, file=file) if r["id"] not in kept]
         if stale:
             delete_documents(self.writer.store, stale)
         return len(stale)

@@ -34,6 +34,7 @@ from kg.layers.resource.references import mention_keys
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction
 from kg.store.lucene import name_query
+from kg.store.queries import DOCUMENT_STATES, SHARED_CANDIDATES
 from loaders.models import Chunk, Sentence, SourceDocument
 
 __all__ = [
@@ -275,7 +276,7 @@ def _on_wire(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _delete_in(tx: Transaction, ids: list[str]) -> None:
-    shared = tx.run("graph/shared_candidates", ids=ids)[0]["ids"] if ids else []
+    shared = tx.run(SHARED_CANDIDATES, ids=ids)[0]["ids"] if ids else []
     for label in OWNED_LABELS:
         tx.run_template("graph/delete_owned", label=label, ids=ids)
     tx.run("graph/delete_documents", ids=ids)
@@ -321,7 +322,7 @@ class DocumentWriter:
         self.batch_size = batch_size
 
     def states(self, ids: list[str]) -> dict[str, str]:
-        return {r["id"]: r["sha256"] for r in self.store.read("graph/document_states", ids=ids)}
+        return {r["id"]: r["sha256"] for r in self.store.read(DOCUMENT_STATES, ids=ids)}
 
     def write(self, docs: Sequence[PreparedDocument]) -> list[WriteOutcome]:
         """Write a group of documents in one transaction; returns one outcome per document, in order."""

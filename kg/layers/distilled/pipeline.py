@@ -28,6 +28,7 @@ from kg.layers.distilled.tags import TagsLayer
 from kg.layers.distilled.triples import TriplesLayer
 from kg.llm import LLM
 from kg.store.base import GraphStore
+from kg.store.queries import PENDING_CHUNKS
 
 __all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_tasks_of", "parse_layers"]
 
@@ -117,7 +118,7 @@ def distill(
     for name in (n for n in ALL_LAYERS if n in chosen):
         layer = _LAYERS[name](ctx)
         layer_started = time.perf_counter()
-        rows = store.read("distill/pending_chunks", layer=name, document_ids=docs, retry_failed=retry_failed)
+        rows = store.read(PENDING_CHUNKS, layer=name, document_ids=docs, retry_failed=retry_failed)
         chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])
                   for r in rows]
         entry = report.layers[name] = LayerReport(pending=len(chunks), method=layer.method)

@@ -31,13 +31,13 @@ from typing import Any
 
 import numpy as np
 
-import cypher
 from kg.layers.distilled.base import Built, Layer, call_many, short_hash
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import rouge_l, sentences, statements, text_key
 from kg.llm import FactItems, MindMap, MindMapNode
 from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore, Transaction
+from kg.store.queries import FUSION_CANDIDATES, FUSION_PENDING, FUSION_SUPERS, SECTION_PATHS
 
 __all__ = ["PseudoGraphLayer", "fuse"]
 
@@ -127,7 +127,7 @@ class PseudoGraphLayer(Layer):
             out: dict[str, tuple[str, list[tuple[str, ...]]]] = {}
             ids = [c.id for cs in docs.values() for c in cs]
             sections = {r["id"]: tuple(r["section_path"])
-                        for r in self.ctx.store.read("distill/section_paths", ids=ids)}
+                        for r in self.ctx.store.read(SECTION_PATHS, ids=ids)}
             for doc, chunks in docs.items():
                 title = chunks[0].title or doc
                 paths = [tuple(p for p in sections.get(c.id, ()) if text_key(p) != text_key(title)) or ("overview",)
@@ -225,7 +225,7 @@ _FACTS = Fusion("FactItem", "factitem_embedding", "distill/fuse_facts", "sf_")
 def fuse(store: GraphStore, fusion: Fusion, threshold: float, k: int, max_k: int) -> int:
     """Fuse every node of ``fusion.label`` still marked ``fusion_pending`` (see the module docstring);
     returns the groups written."""
-    pending = [r["id"] for r in store.query(cypher.render("distill/fusion_pending", label=fusion.label))]
+    pending = [r["id"] for r in store.read(FUSION_PENDING.render(label=fusion.label))]
     groups = 0
     for start in range(0, len(pending), _FUSION_SLICE):
         ids = pending[start:start + _FUSION_SLICE]
@@ -244,8 +244,8 @@ def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float,
             max_k: int) -> list[dict[str, Any]]:
     """One row per connected group of ``ids`` and their near neighbours in other documents, reusing a
     group's existing fusion node."""
-    found = store.query(cypher.render("distill/fusion_candidates", label=fusion.label, index=fusion.index),
-                        ids=ids, k=k, max_k=max_k, threshold=threshold)
+    found = store.read(FUSION_CANDIDATES.render(label=fusion.label, index=fusion.index),
+                       ids=ids, k=k, max_k=max_k, threshold=threshold)
     edges = [(r["id"], other) for r in found for other in r["similar"]]
     if not edges:
         return []
@@ -254,7 +254,7 @@ def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float,
         components.union(a, b)
     members = sorted(components.members())
     supers = {r["id"]: r["super_id"]
-              for r in store.query(cypher.render("distill/fusion_supers", label=fusion.label), ids=members)}
+              for r in store.read(FUSION_SUPERS.render(label=fusion.label), ids=members)}
     groups: dict[str, list[str]] = {}
     for m in members:
         groups.setdefault(components.find(m), []).append(m)

@@ -33,6 +33,7 @@ from kg.embeddings import Embedder
 from kg.layers.distilled.models import DistillConfig
 from kg.layers.distilled.text import name_key, name_similarity
 from kg.store.base import GraphStore
+from kg.store.queries import ENTITIES_BY_KEY, ENTITIES_BY_NAME, ENTITIES_BY_VECTOR
 
 __all__ = ["EntityResolver", "Resolution", "ResolvedEntity", "canonical_type", "entity_key", "types_compatible"]
 
@@ -169,14 +170,14 @@ class EntityResolver:
     # -- lookups ----------------------------------------------------------------------------------------
 
     def _by_key(self, keys: list[str]) -> dict[str, _Candidate]:
-        rows = self.store.read("distill/entities_by_key", keys=keys)
+        rows = self.store.read(ENTITIES_BY_KEY, keys=keys)
         return {r["key"]: _Candidate(r["id"], r["name"], r["type"], r["aliases"] or []) for r in rows}
 
     def _by_name(self, names: list[str]) -> dict[str, list[_Candidate]]:
         """Entities whose name or an alias normalises to each name key (full-text, then exact check)."""
         rows = [{"key": n, "query": '"' + _LUCENE_SPECIAL.sub(r"\\\1", n) + '"'} for n in names]
         out: dict[str, list[_Candidate]] = {}
-        for r in self.store.read("distill/entities_by_name", rows=rows, limit=self.config.entity_candidates):
+        for r in self.store.read(ENTITIES_BY_NAME, rows=rows, limit=self.config.entity_candidates):
             aliases = r["aliases"] or []
             if r["key"] == name_key(r["name"]) or r["key"] in {name_key(a) for a in aliases}:
                 out.setdefault(r["key"], []).append(_Candidate(r["id"], r["name"], r["type"], aliases, r["score"]))
@@ -188,7 +189,7 @@ class EntityResolver:
         out: dict[int, list[_Candidate]] = {}
         if not rows:
             return out
-        for r in self.store.read("distill/entities_by_vector", rows=rows, k=self.config.entity_candidates,
+        for r in self.store.read(ENTITIES_BY_VECTOR, rows=rows, k=self.config.entity_candidates,
                                  threshold=self.config.entity_threshold):
             out.setdefault(r["i"], []).append(_Candidate(r["id"], r["name"], r["type"], r["aliases"] or [],
                                                          r["score"]))

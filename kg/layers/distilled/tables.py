@@ -26,6 +26,7 @@ from kg.layers.distilled.base import Built, Layer
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import text_key
 from kg.store.base import GraphStore
+from kg.store.queries import AGGREGATE_ROWS, CHUNK_FACTS, CHUNK_TABLES
 
 __all__ = ["AggregateOp", "RowAggregate", "TablesLayer", "aggregate_rows", "column_key", "parse_number"]
 
@@ -99,7 +100,7 @@ class TablesLayer(Layer):
         by_id = {c.id: c for c in chunks}
         ids = list(by_id)
         rows: list[dict[str, Any]] = []
-        for t in self.ctx.store.read("distill/chunk_tables", ids=ids):
+        for t in self.ctx.store.read(CHUNK_TABLES, ids=ids):
             records = list(csv.reader(io.StringIO(t["csv"] or "")))
             header = [h or f"column_{i + 1}" for i, h in enumerate(t["header"] or (records[0] if records else []))]
             for index, record in enumerate(records[1:]):
@@ -109,7 +110,7 @@ class TablesLayer(Layer):
                     rows.append(_row(f"{t['table_id']}:row{index}", by_id[t["chunk_id"]], t["table_id"], index,
                                      "table", pairs))
         relations = 0
-        for f in self.ctx.store.read("distill/chunk_facts", ids=ids):
+        for f in self.ctx.store.read(CHUNK_FACTS, ids=ids):
             head_col = column_key(f["head_type"] or "subject")
             tail_col = column_key(f["tail_type"] or "object")
             if tail_col in (head_col, "relation"):
@@ -147,7 +148,7 @@ def aggregate_rows(
             numbers.append({"prop": _prop(key), "value": float(value)})
         else:
             cells.append(f"{column_key(key)}={text_key(str(value))}")
-    record = store.read("distill/aggregate_rows", table_id=table_id, prop=_prop(column),
+    record = store.read(AGGREGATE_ROWS, table_id=table_id, prop=_prop(column),
                         column_key=column_key(column), cells=cells, numbers=numbers)[0]
-    value = record["count"] if op == "count" else record[op]
-    return RowAggregate(op=op, column=column_key(column), value=value, rows=int(record["count"]))
+    result = record["count"] if op == "count" else record[op]
+    return RowAggregate(op=op, column=column_key(column), value=result, rows=int(record["count"]))

@@ -24,6 +24,7 @@ from kg.layers.distilled.text import keyphrases, name_key
 from kg.llm import ChunkTags, TagAliases, TagClass, TagClasses
 from kg.shared.text import is_cjk
 from kg.store.base import GraphStore
+from kg.store.queries import TAG_CLASSES_READ, TAGS_EXISTING, TAGS_FOR_TERMS
 
 __all__ = ["TagAliases", "TagsLayer", "expand_query_with_tags"]
 
@@ -50,7 +51,7 @@ class TagsLayer(Layer):
             terms = keyphrases([c.text for c in chunks], top=self.ctx.config.tags_per_chunk)
             self.offline_terms = {c.id: t for c, t in zip(chunks, terms, strict=True)}
             return
-        stored = self.ctx.store.read("distill/tag_classes_read")
+        stored = self.ctx.store.read(TAG_CLASSES_READ)
         if stored and stored[0]["tag_classes"]:
             self.classes = [TagClass.model_validate(c) for c in json.loads(stored[0]["tag_classes"])]
             return
@@ -110,7 +111,7 @@ class TagsLayer(Layer):
                                          "source": source, "aliases": [], "alias_keys": []})
                 links.append({"chunk_id": chunk.id, "tag_id": tag_id})
             built.done.append(chunk.id)
-        existing = {r["id"] for r in self.ctx.store.read("distill/tags_existing", ids=list(tags))}
+        existing = {r["id"] for r in self.ctx.store.read(TAGS_EXISTING, ids=list(tags))}
         aliases = self._aliases(sorted({t["name"] for i, t in tags.items() if i not in existing}), built)
         for tag in tags.values():
             extra = [a for a in aliases.get(tag["name_key"], []) if name_key(a) != tag["name_key"]]
@@ -143,7 +144,7 @@ def expand_query_with_tags(store: GraphStore, question: str) -> list[str]:
     if not terms:
         return []
     out: list[str] = []
-    for row in store.read("distill/tags_for_terms", terms=terms):
+    for row in store.read(TAGS_FOR_TERMS, terms=terms):
         if row["name"] not in out:
             out.append(row["name"])
     return out

@@ -34,6 +34,7 @@ from kg.errors import Neo4jError, Neo4jUnavailable
 from kg.shared.text import is_cjk
 from kg.store.base import GraphStore
 from kg.store.lucene import STOPWORDS, escape_lucene
+from kg.store.queries import MENTIONS_PENDING
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "link_title_mentions", "mention_keys"]
 
@@ -92,7 +93,7 @@ def link_title_mentions(store: GraphStore, *, batch_size: int = 200, incoming_ca
         store.write("graph/link_mentions", ids=ids, incoming=incoming_candidates, outgoing=outgoing_candidates)
 
     while True:
-        ids = [row["id"] for row in store.read("graph/mentions_pending", limit=batch_size)]
+        ids = [row["id"] for row in store.read(MENTIONS_PENDING, limit=batch_size)]
         if not ids:
             return linked
         try:

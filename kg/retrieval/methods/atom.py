@@ -12,6 +12,7 @@ from kg.retrieval.base import AtomCandidate, Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
 from kg.retrieval.methods.chunk import chunk_vector_hits
 from kg.store.base import GraphStore
+from kg.store.queries import ATOM_CANDIDATES, ATOM_VECTOR
 
 __all__ = ["AtomRetriever", "atom_candidates", "atom_hits"]
 
@@ -19,7 +20,7 @@ __all__ = ["AtomRetriever", "atom_candidates", "atom_hits"]
 def atom_hits(store: GraphStore, vector: list[float], *, k: int, threshold: float = 0.0,
               where: RetrievalFilter | None = None, candidates: int | None = None) -> list[Hit]:
     """Chunks reached through their best atom at raw cosine >= ``threshold``, best first."""
-    rows = store.read("retrieval/atom_vector", vector=vector, k=k, candidates=candidates or max(8 * k, 40),
+    rows = store.read(ATOM_VECTOR, vector=vector, k=k, candidates=candidates or max(8 * k, 40),
                       threshold=threshold, **filter_params(where))
     return [hit_from_row(r) for r in rows]
 
@@ -37,7 +38,7 @@ def atom_candidates(store: GraphStore, embedder: Embedder, query: str, *, k: int
         within = where.model_copy(update={"exclude_chunk_ids": [*where.exclude_chunk_ids, *exclude_chunk_ids]})
         hits = chunk_vector_hits(store, vector, k=k, threshold=threshold, where=within)
         return [AtomCandidate(atom_id=h.chunk_id, atom_text=h.text, score=h.score, hit=h) for h in hits]
-    rows = store.read("retrieval/atom_candidates", vector=vector, k=k, candidates=max(4 * k, 40),
+    rows = store.read(ATOM_CANDIDATES, vector=vector, k=k, candidates=max(4 * k, 40),
                       threshold=threshold, **filter_params(where, exclude_chunk_ids))
     return [AtomCandidate(atom_id=r["atom_id"], atom_text=r["atom_text"], score=float(r["score"]),
                           hit=hit_from_row(r)) for r in rows]

@@ -6,6 +6,7 @@ from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.store.base import GraphStore
+from kg.store.queries import CHUNK_VECTOR
 
 __all__ = ["ChunkVectorRetriever", "chunk_vector_hits"]
 
@@ -14,7 +15,7 @@ def chunk_vector_hits(store: GraphStore, vector: list[float], *, k: int, thresho
                       where: RetrievalFilter | None = None, oversample: int = 4) -> list[Hit]:
     """The ``k`` chunks nearest to ``vector`` with raw cosine >= ``threshold``. The index is asked for
     ``oversample * k`` neighbours so that filters still leave ``k``."""
-    rows = store.read("retrieval/chunk_vector", vector=vector, k=k, candidates=max(k * oversample, 20),
+    rows = store.read(CHUNK_VECTOR, vector=vector, k=k, candidates=max(k * oversample, 20),
                       threshold=threshold, **filter_params(where))
     return [hit_from_row(r) for r in rows]
 

@@ -11,8 +11,11 @@ from kg.retrieval.common import filter_params, hit_from_row
 from kg.retrieval.fusion import fuse_hits
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
+from kg.store.queries import FULLTEXT_ATOMS, FULLTEXT_CHUNKS
 
 __all__ = ["FulltextRetriever", "fulltext_hits"]
+
+_FULLTEXT = {"chunks": FULLTEXT_CHUNKS, "atoms": FULLTEXT_ATOMS}
 
 
 def fulltext_hits(store: GraphStore, text: str, *, k: int, layer: str = "chunks",
@@ -21,7 +24,7 @@ def fulltext_hits(store: GraphStore, text: str, *, k: int, layer: str = "chunks"
     query = lucene_query(text)
     if not query:
         return []
-    rows = store.read(f"retrieval/fulltext_{layer}", query=query, k=k, candidates=candidates or max(4 * k, 20),
+    rows = store.read(_FULLTEXT[layer], query=query, k=k, candidates=candidates or max(4 * k, 20),
                       **filter_params(where))
     return [hit_from_row(r) for r in rows]
 

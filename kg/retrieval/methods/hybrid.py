@@ -14,8 +14,9 @@ from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion
-from kg.store.base import GraphStore, Record
+from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
+from kg.store.queries import HYBRID, HybridRow
 
 __all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "hybrid_hits", "hybrid_hits_with_links"]
 
@@ -57,9 +58,9 @@ def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *,
 def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion,
           weights: Mapping[str, float], rrf_k: float, candidates: int, where: RetrievalFilter | None,
           threshold: float = -1.0, atom_threshold: float = 0.0, link_seeds: int = 0,
-          link_candidates: int = 30) -> list[Record]:
+          link_candidates: int = 30) -> list[HybridRow]:
     return store.read(
-        "retrieval/hybrid", vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
+        HYBRID, vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
         weights={**{p: 0.0 for p in DEFAULT_WEIGHTS}, **weights}, rrf_k=float(rrf_k), threshold=threshold,
         atom_threshold=atom_threshold, link_seeds=link_seeds, link_candidates=link_candidates,
         **filter_params(where),

@@ -29,6 +29,7 @@ from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_v
 from kg.retrieval.methods.chunk import chunk_vector_hits
 from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore
+from kg.store.queries import KG2RAG_HOP, KG2RAG_SEED_ENTITIES
 
 __all__ = ["Component", "FactEdge", "KG2RAGRetriever", "Reranker", "maximum_spanning_forest", "organise",
            "paragraph_order"]
@@ -148,22 +149,22 @@ class KG2RAGRetriever(Retriever):
 
     def _expand(self, vector: list[float], seeds: Sequence[Hit], where: RetrievalFilter | None) -> list[FactEdge]:
         order = {h.chunk_id: n for n, h in enumerate(seeds)}
-        rows = self.store.read("retrieval/kg2rag_seed_entities", chunk_ids=list(order))
+        rows = self.store.read(KG2RAG_SEED_ENTITIES, chunk_ids=list(order))
         # trail[e]: how entity e was reached (seed title, entity names); the best seed that mentions it wins
         trail: dict[str, tuple[str, ...]] = {}
-        for r in sorted(rows, key=lambda r: (order[r["chunk_id"]], r["entity_id"])):
-            trail.setdefault(r["entity_id"], (seeds[order[r["chunk_id"]]].title, r["name"] or r["entity_id"]))
+        for e in sorted(rows, key=lambda r: (order[r["chunk_id"]], r["entity_id"])):
+            trail.setdefault(e["entity_id"], (seeds[order[e["chunk_id"]]].title, e["name"] or e["entity_id"]))
         frontier = list(trail)
         facts: dict[str, FactEdge] = {}
         params = filter_params(where)
         for _ in range(self.hops):
             if not frontier:
                 break
-            rows = self.store.read("retrieval/kg2rag_hop", entity_ids=frontier, vector=vector,
+            hops = self.store.read(KG2RAG_HOP, entity_ids=frontier, vector=vector,
                                    max_facts=self.max_facts, **params)
             ends = set(frontier)
             frontier = []
-            for r in rows:
+            for r in hops:
                 pair = ((r["subject_id"], r["subject"]), (r["object_id"], r["object"]))
                 origin = min((e for e, _ in pair if e in ends), key=lambda e: (len(trail[e]), e))
                 facts.setdefault(r["fact_id"], FactEdge(r["fact_id"], r["text"] or "", r["subject_id"],

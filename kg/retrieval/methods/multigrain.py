@@ -19,6 +19,7 @@ from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.store.base import GraphStore
+from kg.store.queries import MULTIGRAIN
 
 __all__ = ["MULTIGRAIN_WEIGHTS", "MultiGranularityRetriever"]
 
@@ -41,7 +42,7 @@ class MultiGranularityRetriever(Retriever):
         self.weights, self.candidates, self.coarse = {**MULTIGRAIN_WEIGHTS, **weights}, candidates, coarse
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
-        rows = self.store.read("retrieval/multigrain", vector=query_vector(self.embedder, question), k=k,
+        rows = self.store.read(MULTIGRAIN, vector=query_vector(self.embedder, question), k=k,
                                candidates=max(self.candidates, k), coarse=self.coarse, weights=self.weights,
                                **filter_params(where))
         return [hit_from_row(r) for r in rows]

@@ -26,6 +26,7 @@ from kg.llm import KEY_POINTS, LLM, KeyPoints
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
 from kg.store.base import GraphStore
+from kg.store.queries import PGRAG_ANCHORS, PGRAG_SUBTREE, PathNode
 
 __all__ = ["FactPath", "KeyPoints", "MindMapContext", "PGRAGRetriever", "render_mind_map", "upper_index", "walk"]
 
@@ -141,13 +142,13 @@ class PGRAGRetriever(Retriever):
         paths: dict[tuple[str, ...], FactPath] = {}
         for point in points:
             vector = query_vector(self.embedder, point)
-            anchors = self.store.read("retrieval/pgrag_anchors", vector=vector, k=n_anchors,
+            anchors = self.store.read(PGRAG_ANCHORS, vector=vector, k=n_anchors,
                                       candidates=max(4 * n_anchors, 20), threshold=self.threshold, **params)
             if not anchors:
                 continue
             sims = {a["anchor_id"]: float(a["score"]) for a in anchors}
             uppers = self._uppers(anchors, sims, vector)
-            rows = self.store.read("retrieval/pgrag_subtree", ids=sorted(uppers), vector=vector, **params)
+            rows = self.store.read(PGRAG_SUBTREE, ids=sorted(uppers), vector=vector, **params)
             sims.update({r["item_id"]: float(r["item_score"]) for r in rows})
             self._node_sims([n for r in rows for n in r["path"][:-1]], vector, sims)
             ids = [[n["id"] for n in r["path"]] for r in rows]
@@ -162,7 +163,7 @@ class PGRAGRetriever(Retriever):
         best = sorted(paths.values(), key=lambda p: (-p.score, p.ids))
         return MindMapContext(points, best[:max(k, 1) * 2])
 
-    def _node_sims(self, nodes: Sequence[Mapping[str, str]], vector: list[float], sims: dict[str, float]) -> None:
+    def _node_sims(self, nodes: Sequence[PathNode], vector: list[float], sims: dict[str, float]) -> None:
         """Similarity of topic and route nodes to the key point, from their path text (routes have no vector)."""
         todo = {n["id"]: n["path_text"] or n["text"] for n in nodes if n["id"] not in sims}
         if todo:

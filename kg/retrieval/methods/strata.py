@@ -28,6 +28,7 @@ from kg.retrieval.links import named_links, title_links
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, LinkedHit, hybrid_hits_with_links
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
+from kg.store.queries import ENTITY_LINKS
 
 __all__ = ["LINK_WEIGHTS", "StrataRetriever"]
 
@@ -94,6 +95,6 @@ class StrataRetriever(Retriever):
         query = lucene_query(question)
         if not query:
             return []
-        rows = self.store.read("retrieval/entity_links", query=query, question=question, vector=vector, candidates=20,
+        rows = self.store.read(ENTITY_LINKS, query=query, question=question, vector=vector, candidates=20,
                                **filter_params(where))
         return [hit_from_row(r) for r in rows]

@@ -1,0 +1,432 @@
+"""Every named query whose rows Strata reads by column, with the type of its rows, one section per layer.
+
+A handle such as :data:`CHUNK_VECTOR` is a :class:`~kg.store.base.Query`: ``store.read(CHUNK_VECTOR, ...)``
+returns ``list[ChunkVectorRow]``, so a misspelt or renamed column is a ``mypy`` error at the call site, and
+``tests/store/test_row_types.py`` checks that each row type's keys are exactly the ``RETURN`` columns of its
+``.cypher`` file (renaming a column in Cypher fails that test). A query whose rows nobody reads by column
+(writes, ``meta/indexes``) is still run by its plain name.
+
+Value types say what the graph holds: ``| None`` where a property may be missing and the query does not
+``coalesce`` it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, TypedDict
+
+from kg.store.base import Query
+
+# -- meta ----------------------------------------------------------------------------------------------------
+
+
+class MetaRow(TypedDict):
+    schema_version: int | None
+    embedder: str | None
+    dimensions: int | None
+
+
+class VectorIndexRow(TypedDict):
+    name: str
+    label: str | None
+    dimensions: int | None
+
+
+class EmbeddedRow(TypedDict):
+    embedded: int
+
+
+class CountRow(TypedDict):
+    count: int
+
+
+META_READ = Query("meta/read", MetaRow)
+META_VECTOR_INDEXES = Query("meta/vector_indexes", VectorIndexRow)
+COUNT_EMBEDDED = Query("meta/count_embedded", EmbeddedRow)
+"""Template: ``COUNT_EMBEDDED.render(label=...)``."""
+COUNT_LABEL = Query("meta/count_label", CountRow)
+"""Template: ``COUNT_LABEL.render(label=...)``."""
+COUNT_REL = Query("meta/count_rel", CountRow)
+"""Template: ``COUNT_REL.render(rel=...)``."""
+
+
+# -- graph: the corpus and resource layers -------------------------------------------------------------------
+
+
+class IdRow(TypedDict):
+    id: str
+
+
+class DocumentRow(TypedDict):
+    """A document as :class:`kg.app.client.DocumentInfo` lists it."""
+
+    id: str
+    title: str
+    source: str
+    format: str
+    pages: int | None
+    sha256: str
+    loaded_at: str
+    chunks: int
+
+
+class DocumentStateRow(TypedDict):
+    id: str
+    sha256: str
+
+
+class IdsRow(TypedDict):
+    ids: list[str]
+
+
+class NeighbourRow(TypedDict):
+    chunk_id: str
+    order: int
+    text: str | None
+    page: int | None
+    char_start: int
+    char_end: int
+
+
+class ChunkContextRow(TypedDict):
+    chunk_id: str
+    document_id: str
+    title: str | None
+    source: str | None
+    page: int | None
+    char_start: int
+    char_end: int
+    order: int
+    kind: str | None
+    text: str
+    section_path: list[str]
+    neighbours: list[NeighbourRow]
+
+
+class EntityMatchRow(TypedDict):
+    id: str
+    name: str
+    type: str
+    aliases: list[str]
+    exact: bool
+    score: float
+    facts: int
+    mentions: int
+
+
+class EvidenceColumns(TypedDict):
+    """The chunk that states a fact or mentions an entity."""
+
+    chunk_id: str
+    document_id: str
+    title: str | None
+    source: str | None
+    page: int | None
+    char_start: int
+    char_end: int
+    chunk_text: str
+
+
+class EntityFactRow(EvidenceColumns):
+    fact_id: str
+    head: str
+    relation: str
+    tail: str
+    text: str | None
+    method: str | None
+    role: Literal["subject", "object"]
+
+
+class EntityMentionRow(EvidenceColumns):
+    names: list[str]
+
+
+class OutlineRow(TypedDict):
+    id: str
+    key: str
+    title: str
+    level: int
+    page: int | None
+    chunk_ids: list[str]
+
+
+LIST_DOCUMENTS = Query("graph/list_documents", DocumentRow)
+FIND_DOCUMENT = Query("graph/find_document", DocumentRow)
+FILE_DOCUMENTS = Query("graph/file_documents", DocumentRow)
+DOCUMENT_STATES = Query("graph/document_states", DocumentStateRow)
+SHARED_CANDIDATES = Query("graph/shared_candidates", IdsRow)
+MENTIONS_PENDING = Query("graph/mentions_pending", IdRow)
+CHUNK_CONTEXT = Query("graph/chunk_context", ChunkContextRow)
+FIND_ENTITIES = Query("graph/find_entities", EntityMatchRow)
+ENTITY_FACTS = Query("graph/entity_facts", EntityFactRow)
+ENTITY_MENTIONS = Query("graph/entity_mentions", EntityMentionRow)
+DOCUMENT_OUTLINE = Query("graph/document_outline", OutlineRow)
+
+
+# -- retrieval -----------------------------------------------------------------------------------------------
+
+
+class ChunkColumns(TypedDict):
+    """The chunk columns every retrieval query returns."""
+
+    chunk_id: str
+    text: str | None
+    document_id: str
+    title: str | None
+    source: str | None
+    page: int | None
+    char_start: int | None
+    char_end: int | None
+    sentences: list[int]  # where each sentence of the text starts
+
+
+class ScoredChunkRow(ChunkColumns):
+    """A chunk with its raw cosine to the query vector, null without one."""
+
+    score: float | None
+
+
+class PathChunkRow(ChunkColumns):
+    """A chunk found by one path: ``path`` names it, ``via``/``via_id`` the node it went through."""
+
+    score: float
+    path: str
+    via: str | None
+    via_id: str | None
+
+
+class SourceRow(TypedDict, total=False):
+    path: str
+    score: float | None
+    via: str | None
+    via_id: str | None
+
+
+class SourcedChunkRow(ChunkColumns):
+    """A chunk found by several paths, each with its own score."""
+
+    score: float
+    sources: list[SourceRow]
+
+
+class AtomCandidateRow(PathChunkRow):
+    atom_id: str
+    atom_text: str
+
+
+class TitleLinkRow(PathChunkRow):
+    n: int
+
+
+class HybridRow(SourcedChunkRow):
+    links: list[PathChunkRow] | None
+
+
+class PresentRow(TypedDict):
+    present: bool
+
+
+class SeedEntityRow(TypedDict):
+    chunk_id: str
+    entity_id: str
+    name: str | None
+
+
+class HopRow(TypedDict):
+    fact_id: str
+    text: str | None
+    subject_id: str
+    subject: str | None
+    object_id: str
+    object: str | None
+    chunk_id: str
+    relevance: float
+
+
+class PathNode(TypedDict):
+    id: str
+    text: str
+    path_text: str
+
+
+class AnchorRow(TypedDict):
+    anchor_id: str
+    score: float
+    path: list[PathNode]
+
+
+class SubtreeRow(TypedDict):
+    item_id: str
+    chunk_id: str
+    item_score: float
+    path: list[PathNode]
+
+
+CHUNK_VECTOR = Query("retrieval/chunk_vector", PathChunkRow)
+ATOM_VECTOR = Query("retrieval/atom_vector", PathChunkRow)
+ATOM_CANDIDATES = Query("retrieval/atom_candidates", AtomCandidateRow)
+FULLTEXT_CHUNKS = Query("retrieval/fulltext_chunks", PathChunkRow)
+FULLTEXT_ATOMS = Query("retrieval/fulltext_atoms", PathChunkRow)
+ENTITY_LINKS = Query("retrieval/entity_links", PathChunkRow)
+TITLE_LINKS = Query("retrieval/title_links", TitleLinkRow)
+CHUNKS_BY_ID = Query("retrieval/chunks_by_id", ScoredChunkRow)
+HYBRID = Query("retrieval/hybrid", HybridRow)
+MULTIGRAIN = Query("retrieval/multigrain", SourcedChunkRow)
+HAS_LABEL = Query("retrieval/has_label", PresentRow)
+"""Template: ``HAS_LABEL.render(label=...)``."""
+KG2RAG_SEED_ENTITIES = Query("retrieval/kg2rag_seed_entities", SeedEntityRow)
+KG2RAG_HOP = Query("retrieval/kg2rag_hop", HopRow)
+PGRAG_ANCHORS = Query("retrieval/pgrag_anchors", AnchorRow)
+PGRAG_SUBTREE = Query("retrieval/pgrag_subtree", SubtreeRow)
+
+
+# -- distilled layer -----------------------------------------------------------------------------------------
+
+
+class PendingChunkRow(TypedDict):
+    id: str
+    document_id: str
+    text: str | None
+    title: str
+    order: int
+    summary: str
+
+
+class PendingCountRow(TypedDict):
+    layer: str
+    chunks: int
+    pending: int
+
+
+class ChunkTableRow(TypedDict):
+    chunk_id: str
+    table_id: str
+    document_id: str
+    header: list[str] | None
+    csv: str | None
+
+
+class ChunkFactRow(TypedDict):
+    chunk_id: str
+    fact_id: str
+    document_id: str
+    head: str
+    head_type: str | None
+    relation: str
+    tail: str
+    tail_type: str | None
+
+
+class AggregateRow(TypedDict):
+    count: int
+    sum: float | None
+    avg: float | None
+    min: float | None
+    max: float | None
+
+
+class SectionPathRow(TypedDict):
+    id: str
+    section_path: list[str]
+
+
+class EntityByKeyRow(TypedDict):
+    key: str
+    id: str
+    name: str
+    type: str
+    aliases: list[str] | None
+
+
+class EntityByNameRow(TypedDict):
+    key: str
+    id: str
+    name: str
+    type: str
+    aliases: list[str] | None
+    score: float
+
+
+class EntityByVectorRow(TypedDict):
+    i: int
+    id: str
+    name: str
+    type: str
+    aliases: list[str] | None
+    score: float
+
+
+class FusionCandidateRow(TypedDict):
+    id: str
+    similar: list[str]
+
+
+class FusionSuperRow(TypedDict):
+    id: str
+    super_id: str
+
+
+class TagClassesRow(TypedDict):
+    tag_classes: str | None
+
+
+# ``class`` is a Python keyword: this row type is declared in the functional form.
+TagForTermRow = TypedDict("TagForTermRow", {"name": str, "class": str | None, "direct": bool})
+
+PENDING_CHUNKS = Query("distill/pending_chunks", PendingChunkRow)
+PENDING_COUNTS = Query("distill/pending_counts", PendingCountRow)
+CHUNK_TABLES = Query("distill/chunk_tables", ChunkTableRow)
+CHUNK_FACTS = Query("distill/chunk_facts", ChunkFactRow)
+AGGREGATE_ROWS = Query("distill/aggregate_rows", AggregateRow)
+SECTION_PATHS = Query("distill/section_paths", SectionPathRow)
+ENTITIES_BY_KEY = Query("distill/entities_by_key", EntityByKeyRow)
+ENTITIES_BY_NAME = Query("distill/entities_by_name", EntityByNameRow)
+ENTITIES_BY_VECTOR = Query("distill/entities_by_vector", EntityByVectorRow)
+FUSION_PENDING = Query("distill/fusion_pending", IdRow)
+"""Template: ``FUSION_PENDING.render(label=...)``."""
+FUSION_CANDIDATES = Query("distill/fusion_candidates", FusionCandidateRow)
+"""Template: ``FUSION_CANDIDATES.render(label=..., index=...)``."""
+FUSION_SUPERS = Query("distill/fusion_supers", FusionSuperRow)
+"""Template: ``FUSION_SUPERS.render(label=...)``."""
+TAG_CLASSES_READ = Query("distill/tag_classes_read", TagClassesRow)
+TAGS_EXISTING = Query("distill/tags_existing", IdRow)
+TAGS_FOR_TERMS = Query("distill/tags_for_terms", TagForTermRow)
+
+
+# -- reasoning -----------------------------------------------------------------------------------------------
+
+
+class TableColumnsRow(TypedDict):
+    table_id: str
+    header: list[str] | None
+    caption: str
+    section: str
+    document: str
+    cells: list[list[str]]
+    chunk_id: str | None  # the chunk that represents the table; the chunk's columns are null without one
+    text: str | None
+    document_id: str
+    title: str | None
+    page: int | None
+    char_start: int | None
+    char_end: int | None
+
+
+class RankRow(TypedDict):
+    cells: list[str]
+    value: float
+    index: int
+
+
+class CellRow(TypedDict):
+    table_id: str
+    cells: list[str]
+
+
+TABLE_COLUMNS = Query("reasoning/table_columns", TableColumnsRow)
+RANK_ROWS = Query("reasoning/rank_rows", RankRow)
+ROWS_WITH_CELL = Query("reasoning/rows_with_cell", CellRow)
+
+
+def all_queries() -> list[Query[Any]]:
+    """Every typed query handle of this module (what the row-type test checks)."""
+    return [value for value in globals().values() if isinstance(value, Query)]
