@@ -22,7 +22,6 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
 from kg.provisioning import LocalNeo4j
@@ -62,15 +61,20 @@ def needs_neo4j(item: pytest.Item) -> bool:
 
 
 def session_neo4j_processes(basetemp: Path) -> dict[int, str]:
-    """Neo4j processes whose home is under this session's temporary folder: pid -> home."""
+    """Neo4j processes whose home is under this session's temporary folder: pid -> home. Read from /proc,
+    Java processes only (about 2 ms; psutil's full scan costs 15 ms, twice per test); empty without /proc."""
     found: dict[int, str] = {}
     prefix = f"--home-dir={basetemp}"
-    for proc in psutil.process_iter(["pid", "cmdline"]):
-        cmdline = proc.info["cmdline"] or []
-        if ENTRY_POINT in cmdline:
-            home = next((arg for arg in cmdline if arg.startswith(prefix)), None)
-            if home is not None:
-                found[proc.info["pid"]] = home.removeprefix("--home-dir=")
+    for proc in Path("/proc").glob("[0-9]*"):
+        try:
+            if (proc / "comm").read_text().strip() != "java":
+                continue
+            cmdline = (proc / "cmdline").read_bytes().decode(errors="replace").split("\0")
+        except OSError:  # ended meanwhile, or not ours to read
+            continue
+        home = next((arg for arg in cmdline if arg.startswith(prefix)), None)
+        if ENTRY_POINT in cmdline and home is not None:
+            found[int(proc.name)] = home.removeprefix("--home-dir=")
     return found
 
 
