@@ -26,7 +26,7 @@ from kg.embeddings import Embedder, make_embedder
 from kg.errors import StrataError
 from kg.layers import LAYERS
 from kg.layers.corpus.ingest import Ingestor, LoadReport, Progress
-from kg.layers.corpus.writer import delete_documents
+from kg.layers.resource.documents import delete_documents
 from kg.llm import LLM, make_llm
 from kg.provisioning import Endpoint, ensure_endpoint
 from kg.retrieval.base import Hit, RetrievalFilter

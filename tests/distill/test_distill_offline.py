@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from kg.layers.corpus.writer import delete_documents
 from kg.layers.distilled import distill
+from kg.layers.resource.documents import delete_documents
 from kg.llm import OfflineLLM
 from kg.store.base import GraphStore
 from tests.distill.conftest import EMBEDDER, load_passages

@@ -3,7 +3,7 @@
 import cypher
 from kg.app.client import LAYERS as CLIENT_LAYERS
 from kg.layers import LAYERS
-from kg.layers.corpus.writer import FUSION_LABELS, OWNED_LABELS, SHARED_LABELS
+from kg.layers.resource.documents import FUSION_LABELS, OWNED_LABELS, SHARED_LABELS
 
 
 def test_every_layer_label_is_allowed_and_the_client_shows_the_same_layers() -> None:

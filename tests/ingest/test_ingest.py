@@ -13,7 +13,7 @@ import pytest
 
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import FileReport, Ingestor
-from kg.layers.corpus.writer import delete_documents
+from kg.layers.resource.documents import delete_documents
 from kg.shared.ids import document_id
 from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema

@@ -21,13 +21,25 @@ import resource
 import statistics
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from neo4j import RoutingControl
+
+import cypher
 from kg.app.bench.corpus import write_corpus
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import prepare_structural
-from kg.layers.corpus.writer import GROUP_CHUNKS, DocumentWriter, PreparedDocument, document_groups, naive_write
+from kg.layers.corpus.writer import (
+    GROUP_CHUNKS,
+    DocumentWriter,
+    PreparedDocument,
+    corpus_rows,
+    document_groups,
+    on_wire,
+)
+from kg.layers.resource.documents import await_fulltext
 from kg.layers.resource.references import link_title_mentions
 from kg.provisioning.throwaway import throwaway_server
 from kg.settings import Settings
@@ -102,3 +114,19 @@ def run_ingest_bench(settings: Settings, *, passages: int = 10_000, corpus: Path
         "group_chunks": GROUP_CHUNKS,
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
     }
+
+
+def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
+    """One statement per row, the way naive loaders write; kept only as the benchmark's baseline."""
+    rows = corpus_rows(docs)
+    count = 0
+    for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
+                        ("graph/link_sections", rows.sections), ("graph/create_chunks", rows.chunks),
+                        ("graph/link_next", rows.next_links)):
+        text = cypher.load(name)
+        for item in items:
+            store.query(text, routing=RoutingControl.WRITE, rows=[on_wire(item) if "props" in item else item])
+            count += 1
+    await_fulltext(store)
+    return count
+

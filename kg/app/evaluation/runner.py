@@ -21,8 +21,8 @@ from typing import Any
 from kg.embeddings import Embedder
 from kg.errors import ConfigError, LoaderError
 from kg.layers.corpus.ingest import Ingestor
-from kg.layers.corpus.writer import delete_documents
 from kg.layers.distilled import distill
+from kg.layers.resource.documents import delete_documents
 from kg.llm import LLM
 from kg.provisioning.local import LocalNeo4j
 from kg.provisioning.throwaway import throwaway_server

@@ -31,9 +31,9 @@ from kg.layers.corpus.writer import (
     DocumentWriter,
     PreparedDocument,
     WriteOutcome,
-    delete_documents,
     document_groups,
 )
+from kg.layers.resource.documents import delete_documents
 from kg.layers.resource.references import link_title_mentions
 from kg.llm import LLM, LLMReport, estimate_tokens, load_prompt
 from kg.shared.ids import document_id

@@ -1,4 +1,5 @@
-"""Writes the information-resource and corpus layers: documents, sections, chunks, tables, figures.
+"""Writes a document's information-resource and corpus layers together: the document node (its properties
+and references from :mod:`kg.layers.resource.documents`), its sections, chunks, tables and figures.
 
 Documents are written in groups with ``UNWIND`` batches, one transaction per group, so a corpus of
 10,000 small passages costs a few dozen transactions instead of 10,000. A group commits whole or not at
@@ -17,8 +18,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import posixpath
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -26,39 +25,25 @@ from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
-from neo4j import RoutingControl
 
-import cypher
 from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
-from kg.layers.resource.references import mention_keys
+from kg.layers.resource.documents import await_fulltext, delete_in, document_props
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction
 from kg.store.lucene import name_query
-from kg.store.queries import DOCUMENT_STATES, SHARED_CANDIDATES
+from kg.store.queries import DOCUMENT_STATES
 from loaders.models import Chunk, Sentence, SourceDocument
 
 __all__ = [
-    "GROUP_CHUNKS", "LOADED_BY_ANOTHER_RUN", "OWNED_LABELS", "DocumentWriter", "PreparedDocument", "WriteOutcome",
-    "await_fulltext", "delete_documents", "document_groups", "naive_write",
+    "GROUP_CHUNKS", "LOADED_BY_ANOTHER_RUN", "CorpusRows", "DocumentWriter", "PreparedDocument", "WriteOutcome",
+    "corpus_rows", "document_groups", "on_wire",
 ]
-
-# Labels whose nodes belong to exactly one document (they carry document_id).
-OWNED_LABELS = ("Atom", "Fact", "Row", "FactItem", "Route", "Topic", "Figure", "Table", "Chunk", "Section")
-# Shared labels, deleted only when nothing links to them any more.
-SHARED_LABELS = ("Entity", "Tag")
-FUSION_LABELS = ("SuperTopic", "SuperFact")
 
 # Chunks per write transaction: large enough that a corpus of small passages costs few commits, small
 # enough that the next group's rows are built while this one is at the server.
 GROUP_CHUNKS = 2000
 WriteStatus = Literal["loaded", "unchanged", "replaced", "failed"]
-_EXTENSIONS = r"\.(?:pdf|md|markdown|html?|docx|txt|csv|tsv|xlsx)\b"
-_FILE_NAME = re.compile(r"\b[\w\-]+" + _EXTENSIONS, re.IGNORECASE)
-_EXTENSION = re.compile(_EXTENSIONS, re.IGNORECASE)  # searched first: ten times faster, and rarely found
 
-
-def _key(text: str) -> str:
-    return " ".join(text.lower().split())
 
 
 @dataclass
@@ -102,7 +87,7 @@ class _Rows:
 
 
 @dataclass
-class _FlatRows:
+class CorpusRows:
     """One or more documents' rows for the one-label statements: documents ``{id, props, embedding}``,
     sections ``{id, parent_id, props, embedding}``, chunks ``{id, section_id, props, embedding}``."""
 
@@ -112,8 +97,8 @@ class _FlatRows:
     next_links: list[dict[str, str]] = field(default_factory=list)
 
 
-def _flat(documents: Sequence[dict[str, Any]]) -> _FlatRows:
-    flat = _FlatRows()
+def _flat(documents: Sequence[dict[str, Any]]) -> CorpusRows:
+    flat = CorpusRows()
     for row in documents:
         # A position in the row -> the id it stands for (-1: the document; an unknown position: None).
         at: dict[int, str] = {-1: row["id"], **{i: s["id"] for i, s in enumerate(row["sections"])}}
@@ -134,7 +119,7 @@ class _GroupRows:
     (``large``) in statements of ``batch_size`` rows, so no statement carries a whole large document."""
 
     corpus: list[dict[str, Any]]
-    large: _FlatRows
+    large: CorpusRows
     tables: list[dict[str, Any]]
     figures: list[dict[str, Any]]
     references: list[dict[str, Any]]
@@ -192,23 +177,10 @@ def _covered(chunks: Sequence[Chunk], sentences: Sequence[Sentence]) -> list[lis
     return out
 
 
-def _file_name(path: str) -> str:
-    """The last component of a path or URL, without its fragment, as link targets name it."""
-    return _key(posixpath.basename(path.split("#")[0].rstrip("/")))
-
-
 def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
     rows = _Rows()
     for prepared in docs:
         doc, did = prepared.source, prepared.id
-        source_name = _file_name(doc.source)
-        targets = {_file_name(link.target) for link in doc.links if link.target}
-        targets |= {_key(link.text) for link in doc.links if link.text}
-        head = doc.text[:200_000]
-        if _EXTENSION.search(head):
-            targets |= {_key(name) for name in _FILE_NAME.findall(head)}
-        targets -= {"", source_name}
-        mention = mention_keys(doc.title)
         centroids = _centroids(prepared)
         sections = sorted(doc.sections, key=lambda s: (s.level, s.order))
         position = {s.key: i for i, s in enumerate(sections)}
@@ -230,18 +202,11 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
                 "name_terms": name_query(chunk.text),
             },
         } for i, chunk in enumerate(prepared.chunks)]
+        props = document_props(doc)
         rows.documents.append({"id": did, "embedding": centroids.get(None), "sections": section_rows,
-                               "chunks": chunk_rows, "props": {
-            "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
-            "sha256": doc.sha256, "format": doc.format,
-            "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
-            "language": doc.language, "source_name": source_name,
-            "title_key": _key(doc.title), "link_targets": sorted(targets),
-            "mention_query": mention.query if mention else None,
-            "mention_pattern": mention.pattern if mention else None,
-        }})
-        if targets:
-            rows.references.append({"id": did, "targets": sorted(targets)})
+                               "chunks": chunk_rows, "props": props})
+        if props["link_targets"]:
+            rows.references.append({"id": did, "targets": props["link_targets"]})
         by_ref = {c.ref_key: c.id for c in prepared.chunks if c.ref_key}
         for table in doc.tables:
             rows.tables.append({
@@ -265,7 +230,7 @@ def _listed(vector: Any) -> Any:
     return vector.tolist() if isinstance(vector, np.ndarray) else vector
 
 
-def _on_wire(row: dict[str, Any]) -> dict[str, Any]:
+def on_wire(row: dict[str, Any]) -> dict[str, Any]:
     """A row with its vectors made lists as its batch is sent, so a large document's vectors are never all
     held as Python floats at once (for 75,000 chunks of 256 dimensions that was 0.4 GB)."""
     out = {**row, "embedding": _listed(row.get("embedding"))}
@@ -273,29 +238,6 @@ def _on_wire(row: dict[str, Any]) -> dict[str, Any]:
         out["chunks"] = [c if c["embedding"] is None else {**c, "embedding": _listed(c["embedding"])}
                          for c in row["chunks"]]
     return out
-
-
-def _delete_in(tx: Transaction, ids: list[str]) -> None:
-    shared = tx.run(SHARED_CANDIDATES, ids=ids)[0]["ids"] if ids else []
-    for label in OWNED_LABELS:
-        tx.run_template("graph/delete_owned", label=label, ids=ids)
-    tx.run("graph/delete_documents", ids=ids)
-    for label in SHARED_LABELS:
-        tx.run_template("graph/delete_orphans", label=label, ids=shared)
-    tx.run("graph/refresh_aliases", ids=shared)
-    for label in FUSION_LABELS:
-        tx.run_template("graph/delete_empty_fusion", label=label)
-
-
-def delete_documents(store: GraphStore, ids: list[str]) -> None:
-    """Remove documents and everything derived only from them, in one transaction."""
-    store.atomic(lambda tx: _delete_in(tx, ids))
-    await_fulltext(store)
-
-
-def await_fulltext(store: GraphStore) -> None:
-    """Block until the eventually consistent full-text indexes have applied every committed write."""
-    store.write("meta/await_fulltext")
 
 
 def document_groups(docs: Iterable[PreparedDocument],
@@ -399,11 +341,11 @@ class DocumentWriter:
 
         def work(tx: Transaction) -> None:
             if replaced:
-                _delete_in(tx, replaced)
-            created = tx.run_batches("graph/create_corpus", rows.corpus, batch_size=size, encode=_on_wire)
+                delete_in(tx, replaced)
+            created = tx.run_batches("graph/create_corpus", rows.corpus, batch_size=size, encode=on_wire)
             for name, items in (("graph/create_documents", large.documents), ("graph/create_sections", large.sections),
                                 ("graph/create_chunks", large.chunks)):
-                created += tx.run_batches(name, items, batch_size=size, encode=_on_wire)
+                created += tx.run_batches(name, items, batch_size=size, encode=on_wire)
             if created != rows.expected:  # never commit half a document
                 raise Neo4jError(
                     f"the corpus statements created {created} of {rows.expected} nodes; nothing was written")
@@ -425,17 +367,8 @@ class DocumentWriter:
         }
 
 
-def naive_write(store: GraphStore, docs: Sequence[PreparedDocument]) -> int:
-    """One statement per row, the way naive loaders write; kept only as the benchmark's baseline."""
-    rows = _flat(_rows(docs).documents)
-    count = 0
-    for name, items in (("graph/create_documents", rows.documents), ("graph/create_sections", rows.sections),
-                        ("graph/link_sections", rows.sections), ("graph/create_chunks", rows.chunks),
-                        ("graph/link_next", rows.next_links)):
-        text = cypher.load(name)
-        for item in items:
-            store.query(text, routing=RoutingControl.WRITE, rows=[_on_wire(item) if "props" in item else item])
-            count += 1
-    await_fulltext(store)
-    return count
 
+
+def corpus_rows(docs: Sequence[PreparedDocument]) -> CorpusRows:
+    """The documents' rows for the one-label statements (the ingest benchmark's naive writer sends these)."""
+    return _flat(_rows(docs).documents)
