@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 from neo4j import RoutingControl
 
-import kg.layers.distilled.pseudograph as pseudograph
 from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_key
 from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.store.base import GraphStore
+from kg.testing import FailingStore
 from tests.distill.conftest import (
     EMBEDDER,
     MarkerEmbedder,
@@ -129,19 +129,16 @@ def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStor
     assert len(groups) == 1 and sorted(groups[0]["docs"]).count(beta) == 1 and len(groups[0]["docs"]) == 13
 
 
-def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path) -> None:
     embedder = MarkerEmbedder({"xs01": E0})
     load_passages(kb, tmp_path, {"Alpha": "Sample xs01 was measured.", "Beta": "Sample xs01 was measured."})
 
-    def broken(*_args: Any, **_kwargs: Any) -> int:
-        raise RuntimeError("injected fusion failure")
-
-    monkeypatch.setattr(pseudograph, "fuse", broken)
+    # The fusion's unit of work fails at its last query, after its SuperFact write ran in the same transaction.
+    failing = FailingStore(kb, "distill/fusion_done", error=RuntimeError("injected fusion failure"))
     with pytest.raises(RuntimeError, match="injected"):
-        distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
-    monkeypatch.undo()
-    # The mind maps committed; their fusion did not, and stays pending.
+        distill(failing, embedder, OfflineLLM(), layers=["pseudograph"])
+    assert failing.failures == 1
+    # The mind maps committed; their fusion did not (the whole unit rolled back), and stays pending.
     assert count(kb, "MATCH (c:Chunk) WHERE 'pseudograph' IN c.distilled RETURN count(c) AS n") == 2
     assert count(kb, "MATCH (f:FactItem {fusion_pending: true}) RETURN count(f) AS n") == 2
     assert count(kb, "MATCH (s:SuperFact) RETURN count(s) AS n") == 0
