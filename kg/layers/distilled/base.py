@@ -1,6 +1,9 @@
 """What every layer shares: the run context, the built-but-unwritten batch, the atomic batch write, and
 concurrent LLM calls that turn bad output into a per-chunk failure instead of a half-written chunk.
 
+How a layer extracts (with the LLM or offline) is its extractor strategy, chosen once when the job starts
+(:mod:`kg.layers.distilled.extractors`); the layers themselves never ask which mode they run in.
+
 A layer builds a batch (LLM calls, embeddings, resolution: everything that can fail) before anything is
 written; :meth:`Layer.write` then clears what an earlier run left for those chunks, writes the new nodes
 and marks the chunks done, all in one transaction. A chunk is therefore either fully distilled for a
@@ -15,15 +18,14 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
 from kg.embeddings import Embedder
 from kg.errors import BudgetExceededError, LLMError, LLMUnavailableError
 from kg.layers.distilled.models import ChunkFailure, ChunkRecord, DistillConfig, LayerName
-from kg.llm import LLM, load_prompt
-from kg.shared.text import detect_language
+from kg.llm import LLM, Task
 from kg.store.base import GraphStore, Transaction
 
 __all__ = ["Built", "Context", "LLMOutcome", "Layer", "short_hash"]
@@ -44,16 +46,12 @@ class Context:
     llm: LLM
     config: DistillConfig
 
-    @property
-    def offline(self) -> bool:
-        return self.llm.offline
-
 
 @dataclass
-class LLMOutcome:
+class LLMOutcome(Generic[T]):
     """The results of a group of calls, in order (None where a call failed), and the time they took."""
 
-    results: list[Any]
+    results: list[T | None]
     errors: dict[int, LLMError] = field(default_factory=dict)
     seconds: float = 0.0
 
@@ -64,18 +62,16 @@ class LLMOutcome:
                     None)
 
 
-def call_many(ctx: Context, task: str, schema: type[T], fields: Sequence[dict[str, str]],
-              **overrides: Any) -> LLMOutcome:
+def call_many(ctx: Context, task: Task[T], fields: Sequence[dict[str, str]], *,
+              temperature: float | None = None) -> LLMOutcome[T]:
     """Run one task over many inputs with ``llm_concurrency`` calls in flight (the client bounds the
     endpoint's concurrency too); each input's prompt is in its detected language."""
 
-    def one(values: dict[str, str]) -> T:
-        chosen = load_prompt(task, detect_language(" ".join(values.values())))
-        return ctx.llm.complete_structured(task, chosen.messages(**values), schema,
-                                           prompt_version=chosen.version, **overrides)
+    def one(values: dict[str, Any]) -> T:
+        return ctx.llm.run(task, temperature=temperature, **values)
 
     started = time.perf_counter()
-    outcome = LLMOutcome([None] * len(fields))
+    outcome: LLMOutcome[T] = LLMOutcome([None] * len(fields))
     with ThreadPoolExecutor(max_workers=max(1, ctx.config.llm_concurrency)) as pool:
         futures = [pool.submit(one, f) for f in fields]
         for i, future in enumerate(futures):
@@ -102,7 +98,7 @@ class Built:
         message = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
         self.failed.extend(ChunkFailure(layer=layer, id=i, error=message) for i in ids)
 
-    def absorb(self, outcome: LLMOutcome) -> None:
+    def absorb(self, outcome: LLMOutcome[Any]) -> None:
         self.llm_seconds += outcome.seconds
         self.fatal = self.fatal or outcome.fatal
 
@@ -126,8 +122,9 @@ class Layer(ABC):
         self.ctx = ctx
 
     @property
+    @abstractmethod
     def method(self) -> str:
-        return "offline" if self.ctx.offline else "llm"
+        """How the layer extracts, as the report names it (``llm``, ``offline (...)``, ``rules``)."""
 
     def prepare(self, chunks: Sequence[ChunkRecord]) -> None:  # noqa: B027 - optional hook
         """Run-level work before the first batch (e.g. tag classes, corpus statistics)."""

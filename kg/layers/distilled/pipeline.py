@@ -4,6 +4,9 @@ A layer whose batches do not read what earlier batches wrote (``Layer.independen
 rows) builds its next batch while the previous one commits on another session; the others (entity
 resolution reads the entities the previous batch created) wait for each commit before building on.
 
+The job picks the mode once: without an LLM (:class:`~kg.llm.OfflineLLM`) every layer gets its offline
+extractor, else its LLM one (:mod:`kg.layers.distilled.extractors`).
+
 Example::
 
     report = distill(store, embedder, llm, layers=["atoms", "triples"], document_ids=None)
@@ -13,7 +16,7 @@ Example::
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
@@ -21,12 +24,13 @@ from kg.embeddings import Embedder
 from kg.errors import ConfigError
 from kg.layers.distilled.atoms import AtomsLayer
 from kg.layers.distilled.base import Built, Context, Layer, Progress
+from kg.layers.distilled.extractors import Extractors, LLMExtractors, OfflineExtractors
 from kg.layers.distilled.models import ALL_LAYERS, ChunkRecord, DistillConfig, DistillReport, LayerReport
 from kg.layers.distilled.pseudograph import PseudoGraphLayer
 from kg.layers.distilled.tables import TablesLayer
 from kg.layers.distilled.tags import TagsLayer
 from kg.layers.distilled.triples import TriplesLayer
-from kg.llm import LLM
+from kg.llm import LLM, OfflineLLM
 from kg.store.base import GraphStore
 from kg.store.queries import PENDING_CHUNKS
 
@@ -39,6 +43,14 @@ DEFAULT_LAYERS_LLM: tuple[str, ...] = ("atoms", "triples", "tables", "tags")
 _LAYERS: dict[str, type[Layer]] = {
     "atoms": AtomsLayer, "triples": TriplesLayer, "tables": TablesLayer, "tags": TagsLayer,
     "pseudograph": PseudoGraphLayer,
+}
+# Each layer with the extractor of the job's mode.
+_MAKE: dict[str, Callable[[Context, Extractors], Layer]] = {
+    "atoms": lambda ctx, ex: AtomsLayer(ctx, ex.atoms(ctx)),
+    "triples": lambda ctx, ex: TriplesLayer(ctx, ex.triples(ctx)),
+    "tables": lambda ctx, ex: TablesLayer(ctx),
+    "tags": lambda ctx, ex: TagsLayer(ctx, ex.tags(ctx)),
+    "pseudograph": lambda ctx, ex: PseudoGraphLayer(ctx, ex.fact_items(ctx)),
 }
 
 
@@ -109,14 +121,16 @@ def distill(
     distill`` does; the distillation at the end of ``strata load`` does not, so a re-load costs no call).
     """
     started = time.perf_counter()
-    chosen = parse_layers(layers) or default_layers(llm.offline)
+    offline = isinstance(llm, OfflineLLM)  # the one place the mode is decided
+    extractors: Extractors = OfflineExtractors() if offline else LLMExtractors()
+    chosen = parse_layers(layers) or default_layers(offline)
     ctx = Context(store, embedder, llm, config or DistillConfig())
     docs = list(document_ids) if document_ids is not None else None
     if force:
         store.write("distill/unmark_chunks", document_ids=docs, layers=chosen)
-    report = DistillReport(offline=llm.offline)
+    report = DistillReport(offline=offline)
     for name in (n for n in ALL_LAYERS if n in chosen):
-        layer = _LAYERS[name](ctx)
+        layer = _MAKE[name](ctx, extractors)
         layer_started = time.perf_counter()
         rows = store.read(PENDING_CHUNKS, layer=name, document_ids=docs, retry_failed=retry_failed)
         chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])

@@ -8,7 +8,8 @@ at a higher temperature so the cache does not replay the same answer); items tha
 dropped and counted. The ``mind_map`` task then organises a document's items into a topic tree, and
 each item hangs under the leaf route whose path text is nearest to it. Offline, items are the chunk's
 own statements (verbatim, so trivially verified), the topic is the document title and the routes are
-the chunk's section path.
+the chunk's section path. The layer's :class:`~kg.layers.distilled.extractors.FactItemExtractor` does
+either; the layer writes what it gives.
 
 Every topic, route and item carries its path text (topic > route > ... > fact) and is embedded on it, and
 links with ``ITEM_OF`` to the chunks it came from: an item to its chunk, a route to its items' chunks, the
@@ -29,41 +30,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
-
-from kg.layers.distilled.base import Built, Layer, call_many, short_hash
+from kg.layers.distilled.base import Built, Context, Layer, short_hash
+from kg.layers.distilled.extractors.protocols import ROUTE_SEP, FactItemExtractor
 from kg.layers.distilled.models import ChunkRecord
-from kg.layers.distilled.text import rouge_l, sentences, statements, text_key
-from kg.llm import FactItems, MindMap, MindMapNode
+from kg.layers.distilled.text import text_key
 from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore, Transaction
-from kg.store.queries import FUSION_CANDIDATES, FUSION_PENDING, FUSION_SUPERS, SECTION_PATHS
+from kg.store.queries import FUSION_CANDIDATES, FUSION_PENDING, FUSION_SUPERS
 
 __all__ = ["PseudoGraphLayer", "fuse"]
 
-_ROUTE_SEP = " > "
 # Pending nodes fused per transaction: bounds a resumed run's transactions, not the groups (a later slice
 # reuses the fusion nodes an earlier one wrote).
 _FUSION_SLICE = 1000
-
-
-@dataclass(frozen=True)
-class _Item:
-    chunk: ChunkRecord
-    text: str
-    rouge: float
-    similarity: float
-
-
-def _leaf_paths(nodes: Sequence[MindMapNode], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    out: list[tuple[str, ...]] = []
-    for node in nodes:
-        label = node.label.strip()
-        if not label:
-            continue
-        path = (*prefix, label)
-        out += _leaf_paths(node.children, path) if node.children else [path]
-    return out
 
 
 class PseudoGraphLayer(Layer):
@@ -73,89 +52,22 @@ class PseudoGraphLayer(Layer):
     clear = ("distill/clear_pseudograph",)
     by_document = True
 
-    def _verified(self, chunks: Sequence[ChunkRecord], built: Built) -> dict[str, list[_Item]]:
-        """Verified items per chunk; a chunk whose calls failed is absent (its document then fails)."""
-        cfg = self.ctx.config
-        if self.ctx.offline:
-            return {c.id: [_Item(c, s, 1.0, 1.0) for s in statements(c.text, max_words=cfg.statement_max_words)]
-                    for c in chunks}
-        sents = [sentences(c.text) or [c.text] for c in chunks]
-        flat = self.ctx.embedder.embed([s for group in sents for s in group])
-        bounds = np.cumsum([0] + [len(g) for g in sents])
-        accepted: dict[str, list[_Item]] = {}
-        seen: dict[str, set[str]] = {c.id: set() for c in chunks}
-        todo = list(range(len(chunks)))
-        rejected = 0
-        for attempt in range(cfg.fact_regenerations + 1):
-            if not todo:
-                break
-            overrides: dict[str, Any] = {"temperature": min(1.0, 0.3 + 0.2 * attempt)} if attempt else {}
-            outcome = call_many(self.ctx, "fact_items", FactItems,
-                                [{"title": chunks[i].title, "text": chunks[i].text} for i in todo], **overrides)
-            built.absorb(outcome)
-            candidates: list[tuple[int, str]] = []
-            for n, i in enumerate(todo):
-                if n in outcome.errors:
-                    if attempt == 0:  # a failed regeneration keeps the items verified before
-                        built.fail(self.name, [chunks[i].id], outcome.errors[n])
-                    continue
-                accepted.setdefault(chunks[i].id, [])
-                candidates += [(i, item.fact.strip()) for item in outcome.results[n].items if item.fact.strip()]
-            vectors = self.ctx.embedder.embed([t for _, t in candidates]) if candidates else np.zeros((0, 1))
-            retry: set[int] = set()
-            for (i, text), vector in zip(candidates, vectors, strict=True):
-                chunk = chunks[i]
-                key = text_key(text)
-                if key in seen[chunk.id]:
-                    continue
-                score = rouge_l(text, chunk.text).precision
-                similarity = float((flat[bounds[i]:bounds[i + 1]] @ vector).max())
-                if score >= cfg.fact_rouge and similarity >= cfg.fact_similarity:
-                    seen[chunk.id].add(key)
-                    accepted[chunk.id].append(_Item(chunk, text, score, similarity))
-                else:
-                    rejected += 1
-                    retry.add(i)
-            todo = sorted(i for i in retry if chunks[i].id in accepted)
-        built.counts["FactItem rejected"] = rejected
-        return accepted
+    def __init__(self, ctx: Context, extractor: FactItemExtractor) -> None:
+        super().__init__(ctx)
+        self.extractor = extractor
 
-    def _mind_maps(self, docs: dict[str, list[ChunkRecord]], items: dict[str, list[_Item]],
-                   built: Built) -> dict[str, tuple[str, list[tuple[str, ...]]]]:
-        """Per document: (topic, leaf route paths). Offline: the title and the chunks' section paths."""
-        if self.ctx.offline:
-            out: dict[str, tuple[str, list[tuple[str, ...]]]] = {}
-            ids = [c.id for cs in docs.values() for c in cs]
-            sections = {r["id"]: tuple(r["section_path"])
-                        for r in self.ctx.store.read(SECTION_PATHS, ids=ids)}
-            for doc, chunks in docs.items():
-                title = chunks[0].title or doc
-                paths = [tuple(p for p in sections.get(c.id, ()) if text_key(p) != text_key(title)) or ("overview",)
-                         for c in chunks]
-                out[doc] = (title, paths)
-            return out
-        ids = list(docs)
-        fields = [{"title": docs[d][0].title,
-                   "facts": "\n".join(f"- {it.text}" for c in docs[d] for it in items[c.id])} for d in ids]
-        outcome = call_many(self.ctx, "mind_map", MindMap, fields)
-        built.absorb(outcome)
-        out = {}
-        for n, doc in enumerate(ids):
-            if n in outcome.errors:
-                built.fail(self.name, [doc], outcome.errors[n])
-                continue
-            result: MindMap = outcome.results[n]
-            out[doc] = (result.topic.strip() or docs[doc][0].title, _leaf_paths(result.branches) or [("overview",)])
-        return out
+    @property
+    def method(self) -> str:
+        return self.extractor.method
 
     def build(self, chunks: Sequence[ChunkRecord]) -> Built:
         built = Built()
         docs: dict[str, list[ChunkRecord]] = {}
         for c in chunks:
             docs.setdefault(c.document_id, []).append(c)
-        items = self._verified(chunks, built)
+        items = self.extractor.verified(chunks, built)
         docs = {d: cs for d, cs in docs.items() if all(c.id in items for c in cs)}
-        maps = self._mind_maps(docs, items, built)
+        maps = self.extractor.mind_maps(docs, items, built)
         topics: list[dict[str, Any]] = []
         routes: dict[str, dict[str, Any]] = {}
         facts: list[dict[str, Any]] = []
@@ -165,26 +77,21 @@ class PseudoGraphLayer(Layer):
             topics.append({"id": topic_id, "document_id": doc, "text": topic, "path_text": topic,
                            "source": self.method, "chunk_ids": [c.id for c in docs[doc]]})
             doc_items = [it for c in docs[doc] for it in items[c.id]]
-            if self.ctx.offline:
-                leaf_of = [paths[docs[doc].index(it.chunk)] for it in doc_items]
-            else:
-                leaves = embed([_ROUTE_SEP.join((topic, *p)) for p in paths])
-                item_vecs = embed([it.text for it in doc_items]) if doc_items else leaves[:0]
-                leaf_of = [paths[int(np.argmax(leaves @ v))] for v in item_vecs]
+            leaf_of = self.extractor.place(topic, paths, docs[doc], doc_items)
             for it, path in zip(doc_items, leaf_of, strict=True):
                 parent = topic_id
                 for depth in range(1, len(path) + 1):
                     route_id = f"{doc}:route{short_hash(*path[:depth])}"
                     route = routes.setdefault(route_id, {
                         "id": route_id, "document_id": doc, "parent_id": parent, "text": path[depth - 1],
-                        "path_text": _ROUTE_SEP.join((topic, *path[:depth])), "depth": depth, "chunk_ids": []})
+                        "path_text": ROUTE_SEP.join((topic, *path[:depth])), "depth": depth, "chunk_ids": []})
                     if it.chunk.id not in route["chunk_ids"]:
                         route["chunk_ids"].append(it.chunk.id)
                     parent = route_id
                 facts.append({
                     "id": f"{it.chunk.id}:fi{short_hash(text_key(it.text), n=10)}", "document_id": doc,
                     "chunk_id": it.chunk.id, "route_id": parent, "text": it.text, "topic": topic,
-                    "path_text": _ROUTE_SEP.join((topic, *path, it.text)), "rouge_l": round(it.rouge, 4),
+                    "path_text": ROUTE_SEP.join((topic, *path, it.text)), "rouge_l": round(it.rouge, 4),
                     "similarity": round(it.similarity, 4), "source": self.method})
             built.done += [c.id for c in docs[doc]]
         unique = list({f["id"]: f for f in facts}.values())

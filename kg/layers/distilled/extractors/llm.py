@@ -1,0 +1,287 @@
+"""The LLM mode of each distillation layer: every extraction is an LLM task run concurrently over a batch.
+
+A call whose output stays invalid fails its chunk alone (recorded in the batch's :class:`Built`); an endpoint
+that is down or a spent budget stops the job after the batch (:attr:`LLMOutcome.fatal`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from kg.layers.distilled.base import Built, Context, call_many
+from kg.layers.distilled.extractors.protocols import ROUTE_SEP, MindMapOutline, VerifiedItem
+from kg.layers.distilled.models import ChunkExtraction, ChunkRecord, ExtractedTriple
+from kg.layers.distilled.text import name_key, rouge_l, sentences, text_key
+from kg.llm import (
+    ATOMIC_QUESTIONS,
+    CHUNK_TAGS,
+    FACT_ITEMS,
+    MIND_MAP,
+    TAG_ALIASES,
+    TAG_CLASSES,
+    TRIPLES,
+    MindMapNode,
+    TagClass,
+)
+from kg.store.queries import TAG_CLASSES_READ
+
+__all__ = [
+    "LLMAtomExtractor",
+    "LLMExtractors",
+    "LLMFactItemExtractor",
+    "LLMTagExtractor",
+    "LLMTripleExtractor",
+]
+
+_ALIAS_GROUP = 40
+
+
+class LLMAtomExtractor:
+    """PIKE-RAG atomizing: the questions each chunk answers (task ``atomic_questions``, temperature
+    ``atom_temperature``, 0.7 by default as the paper samples diverse questions)."""
+
+    method = "llm"
+    kind = "question"
+    source = "llm"
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def atoms(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[str]]]:
+        outcome = call_many(self.ctx, ATOMIC_QUESTIONS, [{"title": c.title, "chunk": c.text} for c in chunks],
+                            temperature=self.ctx.config.atom_temperature)
+        built.absorb(outcome)
+        out: list[tuple[ChunkRecord, list[str]]] = []
+        for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
+            if result is None:
+                built.fail("atoms", [chunk.id], outcome.errors[i])
+            else:
+                out.append((chunk, list(result.questions)))
+        return out
+
+
+class LLMTripleExtractor:
+    """KG2RAG: typed triples per chunk (task ``triples``), kept only when the chunk names both ends."""
+
+    method = "llm"
+    source = "llm"
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def triples(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, ChunkExtraction]]:
+        outcome = call_many(self.ctx, TRIPLES, [{"chunk": c.text} for c in chunks])
+        built.absorb(outcome)
+        out: list[tuple[ChunkRecord, ChunkExtraction]] = []
+        ungrounded = 0
+        for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
+            if result is None:
+                built.fail("triples", [chunk.id], outcome.errors[i])
+                continue
+            extraction = ChunkExtraction()
+            # What the chunk names: its title, its text, and whom its references point at (the summary).
+            text = f"{chunk.title}\n{chunk.text}\n{chunk.summary}".casefold()
+            for t in result.triples:
+                if not (t.head.strip() and t.tail.strip() and t.relation.strip()):
+                    continue
+                if not (_grounded(t.head, text) and _grounded(t.tail, text)):
+                    ungrounded += 1  # a small model names things the chunk never mentions
+                    continue
+                extraction.triples.append(ExtractedTriple(t.head.strip(), t.head_type, t.relation.strip(),
+                                                          t.tail.strip(), t.tail_type))
+                extraction.entities += [(t.head.strip(), t.head_type), (t.tail.strip(), t.tail_type)]
+            out.append((chunk, extraction))
+        if ungrounded:
+            self.ctx.llm.accounting.count("triples", invalid_items=ungrounded)
+        return out
+
+
+class LLMTagExtractor:
+    """PIKE-RAG auto-tagging: tag classes for the corpus (``tag_classes``, kept on the ``StrataMeta`` node
+    so later runs use the same classes), tags per chunk (``chunk_tags``) and colloquial aliases of each new
+    tag (``tag_aliases``)."""
+
+    method = "llm"
+    source = "llm"
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.classes: list[TagClass] = []
+
+    def prepare(self, chunks: Sequence[ChunkRecord]) -> None:
+        stored = self.ctx.store.read(TAG_CLASSES_READ)
+        if stored and stored[0]["tag_classes"]:
+            self.classes = [TagClass.model_validate(c) for c in json.loads(stored[0]["tag_classes"])]
+            return
+        if not chunks:
+            return
+        n = self.ctx.config.tag_sample
+        sample = [chunks[i * len(chunks) // n] for i in range(min(n, len(chunks)))]
+        text = "\n\n".join(f"[{i + 1}] {c.text[:600]}" for i, c in enumerate(sample))
+        result = call_many(self.ctx, TAG_CLASSES, [{"domain": self.ctx.config.domain, "samples": text}])
+        found = result.results[0]
+        if found is None:
+            raise result.errors[0]
+        self.classes = list(found.classes)
+        self.ctx.store.write("distill/tag_classes_write",
+                             tag_classes=json.dumps([c.model_dump() for c in self.classes], ensure_ascii=False))
+
+    def tags(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[tuple[str, str]]]]:
+        listing = "\n".join(f"- {c.name}: {c.description}" for c in self.classes)
+        outcome = call_many(self.ctx, CHUNK_TAGS, [{"tag_classes": listing, "chunk": c.text} for c in chunks])
+        built.absorb(outcome)
+        out = []
+        for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
+            if result is None:
+                built.fail("tags", [chunk.id], outcome.errors[i])
+                continue
+            out.append((chunk, [(cls.strip(), v.strip()) for cls, values in result.tags.items()
+                                for v in values if cls.strip() and name_key(v)]))
+        return out
+
+    def aliases(self, names: list[str], built: Built) -> dict[str, list[str]]:
+        if not names:
+            return {}
+        groups = [names[i:i + _ALIAS_GROUP] for i in range(0, len(names), _ALIAS_GROUP)]
+        outcome = call_many(self.ctx, TAG_ALIASES, [{"tags": "\n".join(g)} for g in groups])
+        built.absorb(outcome)
+        built.counts["tag alias calls failed"] = len(outcome.errors)
+        found: dict[str, list[str]] = {}
+        for result in outcome.results:
+            if result is not None:
+                for tag, aliases in result.aliases.items():
+                    found.setdefault(name_key(tag), []).extend(a.strip() for a in aliases if name_key(a))
+        return found
+
+
+class LLMFactItemExtractor:
+    """PG-RAG: fact items per chunk (``fact_items``) verified against the chunk, regenerated when some fail;
+    a mind map per document (``mind_map``); each item under the leaf route whose path text is nearest."""
+
+    method = "llm"
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
+    def verified(self, chunks: Sequence[ChunkRecord], built: Built) -> dict[str, list[VerifiedItem]]:
+        cfg = self.ctx.config
+        sents = [sentences(c.text) or [c.text] for c in chunks]
+        flat = self.ctx.embedder.embed([s for group in sents for s in group])
+        bounds = np.cumsum([0] + [len(g) for g in sents])
+        accepted: dict[str, list[VerifiedItem]] = {}
+        seen: dict[str, set[str]] = {c.id: set() for c in chunks}
+        todo = list(range(len(chunks)))
+        rejected = 0
+        for attempt in range(cfg.fact_regenerations + 1):
+            if not todo:
+                break
+            # A higher temperature on each regeneration, so the cache does not replay the same answer.
+            temperature = min(1.0, 0.3 + 0.2 * attempt) if attempt else None
+            fields = [{"title": chunks[i].title, "text": chunks[i].text} for i in todo]
+            outcome = call_many(self.ctx, FACT_ITEMS, fields, temperature=temperature)
+            built.absorb(outcome)
+            candidates: list[tuple[int, str]] = []
+            for n, i in enumerate(todo):
+                result = outcome.results[n]
+                if result is None:
+                    if attempt == 0:  # a failed regeneration keeps the items verified before
+                        built.fail("pseudograph", [chunks[i].id], outcome.errors[n])
+                    continue
+                accepted.setdefault(chunks[i].id, [])
+                candidates += [(i, item.fact.strip()) for item in result.items if item.fact.strip()]
+            vectors = self.ctx.embedder.embed([t for _, t in candidates]) if candidates else np.zeros((0, 1))
+            retry: set[int] = set()
+            for (i, text), vector in zip(candidates, vectors, strict=True):
+                chunk = chunks[i]
+                key = text_key(text)
+                if key in seen[chunk.id]:
+                    continue
+                score = rouge_l(text, chunk.text).precision
+                similarity = float((flat[bounds[i]:bounds[i + 1]] @ vector).max())
+                if score >= cfg.fact_rouge and similarity >= cfg.fact_similarity:
+                    seen[chunk.id].add(key)
+                    accepted[chunk.id].append(VerifiedItem(chunk, text, score, similarity))
+                else:
+                    rejected += 1
+                    retry.add(i)
+            todo = sorted(i for i in retry if chunks[i].id in accepted)
+        built.counts["FactItem rejected"] = rejected
+        return accepted
+
+    def mind_maps(self, docs: dict[str, list[ChunkRecord]], items: dict[str, list[VerifiedItem]],
+                  built: Built) -> dict[str, MindMapOutline]:
+        ids = list(docs)
+        fields = [{"title": docs[d][0].title,
+                   "facts": "\n".join(f"- {it.text}" for c in docs[d] for it in items[c.id])} for d in ids]
+        outcome = call_many(self.ctx, MIND_MAP, fields)
+        built.absorb(outcome)
+        out: dict[str, MindMapOutline] = {}
+        for n, (doc, result) in enumerate(zip(ids, outcome.results, strict=True)):
+            if result is None:
+                built.fail("pseudograph", [doc], outcome.errors[n])
+                continue
+            out[doc] = (result.topic.strip() or docs[doc][0].title, _leaf_paths(result.branches) or [("overview",)])
+        return out
+
+    def place(self, topic: str, paths: list[tuple[str, ...]], chunks: list[ChunkRecord],
+              items: list[VerifiedItem]) -> list[tuple[str, ...]]:
+        embed = self.ctx.embedder.embed
+        leaves = embed([ROUTE_SEP.join((topic, *p)) for p in paths])
+        item_vecs = embed([it.text for it in items]) if items else leaves[:0]
+        return [paths[int(np.argmax(leaves @ v))] for v in item_vecs]
+
+
+class LLMExtractors:
+    """The LLM mode: each layer's extractor calls the model."""
+
+    def atoms(self, ctx: Context) -> LLMAtomExtractor:
+        return LLMAtomExtractor(ctx)
+
+    def triples(self, ctx: Context) -> LLMTripleExtractor:
+        return LLMTripleExtractor(ctx)
+
+    def tags(self, ctx: Context) -> LLMTagExtractor:
+        return LLMTagExtractor(ctx)
+
+    def fact_items(self, ctx: Context) -> LLMFactItemExtractor:
+        return LLMFactItemExtractor(ctx)
+
+
+def _leaf_paths(nodes: Sequence[MindMapNode], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    out: list[tuple[str, ...]] = []
+    for node in nodes:
+        label = node.label.strip()
+        if not label:
+            continue
+        path = (*prefix, label)
+        out += _leaf_paths(node.children, path) if node.children else [path]
+    return out
+
+
+_WORD = re.compile(r"\w+")
+_FUNCTION_WORDS = frozenset({"the", "and", "for", "with", "from", "into", "von", "der", "des", "les", "del"})
+
+
+def _grounded(name: str, chunk_casefolded: str) -> bool:
+    r"""True when the chunk (its title and text) names ``name``, in full or by part of it ("Edwards" for "Bob
+    Edwards"): a fact must link entities its chunk mentions, not ones a small model made up.
+
+    >>> _grounded("turbine T-14", "the gearbox of turbine t-14 failed")
+    True
+    >>> _grounded("Bob Edwards", "bob edwards\nedwards retired in 2004.")
+    True
+    >>> _grounded("reparations", "repairs took 12 days")
+    False
+    >>> _grounded("The Reparations", "the repairs took 12 days")
+    False
+    """
+    folded = " ".join(name.casefold().split())
+    if folded in chunk_casefolded:
+        return True
+    words = [w for w in _WORD.findall(folded) if (len(w) >= 3 or w.isdigit()) and w not in _FUNCTION_WORDS]
+    return any(re.search(rf"\b{re.escape(w)}\b", chunk_casefolded) for w in words)
+
