@@ -25,8 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from kg.layers.distilled import parse_number
 from kg.retrieval.base import Hit
+from kg.shared.tabular import parse_number
 from loaders import split_sentences
 from reasoning.answerer import Trend
 from reasoning.core import Run

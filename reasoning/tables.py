@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from kg.errors import ReasoningError
-from kg.layers.distilled import aggregate_rows, column_key
-from kg.layers.distilled.tables import AggregateOp
-from kg.layers.distilled.text import text_key
 from kg.retrieval.base import Hit, HitSource
+from kg.retrieval.tables import AggregateOp, aggregate_rows
+from kg.shared.tabular import column_key
+from kg.shared.text import text_key
 from kg.store.base import GraphStore
 from kg.store.queries import RANK_ROWS, ROWS_WITH_CELL, TABLE_COLUMNS
 from reasoning.ports import Filter, RankedRow, TableInfo

@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from kg.errors import ConfigError
 from kg.llm.accounting import Accounting
 from kg.llm.prompts import Message, Rendered, render
-from kg.llm.tasks import TASKS, Task
+from kg.llm.tasks import Task
 
 __all__ = ["LLM", "Message", "OfflineLLM", "T_Model"]
 
@@ -78,16 +78,6 @@ class LLM(ABC):
         rendered = render(task.prompt, fields, lang=lang)
         return self.complete_structured(task.name, rendered.messages, task.schema,
                                         **_overrides(task, rendered, temperature, sample))
-
-    async def acomplete_task(self, task: str, *, lang: str | None = None, **fields: Any) -> BaseModel:
-        """Deprecated: :meth:`arun` with the declared task named ``task`` (untyped result)."""
-        declared: Task[BaseModel] = TASKS[task]
-        return await self.arun(declared, lang=lang, **fields)
-
-    def complete_task(self, task: str, *, lang: str | None = None, **fields: Any) -> BaseModel:
-        """Deprecated: :meth:`run` with the declared task named ``task`` (untyped result)."""
-        declared: Task[BaseModel] = TASKS[task]
-        return self.run(declared, lang=lang, **fields)
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release connections and background threads."""

@@ -10,12 +10,13 @@ scripts, one language threshold), and token counts (the chunker's unit and the L
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import Literal
 
 __all__ = [
     "CJK_CHARACTERS", "LANGUAGE_CJK_SHARE", "MAX_WORD_CHARS", "cjk_share", "count_tokens", "detect_language",
-    "estimate_messages_tokens", "estimate_tokens", "is_cjk", "token_spans",
+    "estimate_messages_tokens", "estimate_tokens", "is_cjk", "text_key", "token_spans",
 ]
 
 _CJK_RANGES = (
@@ -100,3 +101,8 @@ def estimate_messages_tokens(messages: Iterable[Mapping[str, object]]) -> int:
         content = message.get("content")
         total += 4 + (estimate_tokens(content) if isinstance(content, str) else 0)
     return total + 2
+
+
+def text_key(text: str) -> str:
+    """A normalised form for de-duplication: NFKC, case-folded, whitespace collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())

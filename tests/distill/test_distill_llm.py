@@ -11,9 +11,10 @@ import numpy.typing as npt
 import pytest
 
 from kg.embeddings import Embedder
-from kg.layers.distilled import DistillConfig, aggregate_rows, distill, expand_query_with_tags
+from kg.layers.distilled import DistillConfig, distill, expand_query_with_tags
 from kg.layers.resource.documents import delete_documents
 from kg.llm.openai_llm import OpenAICompatibleLLM
+from kg.retrieval.tables import aggregate_rows
 from kg.store.base import GraphStore
 from tests.distill.conftest import EMBEDDER, Responder, load_passages, questions_from, section
 

@@ -61,7 +61,7 @@ def test_offline_tags_and_pseudograph(kb: GraphStore, hotpot: list[str]) -> None
 
 def test_table_rows_are_typed_and_aggregated(kb: GraphStore, tmp_path: Path) -> None:
     from kg.layers.corpus.ingest import Ingestor
-    from kg.layers.distilled import aggregate_rows
+    from kg.retrieval.tables import aggregate_rows
 
     path = tmp_path / "sites.csv"
     path.write_text("Site name,Country,Turbines,Capacity (MW)\nNorth,Denmark,10,\"1,250.5\"\n"

@@ -17,7 +17,7 @@ from kg.errors import (
     LLMTruncatedError,
     LLMUnavailableError,
 )
-from kg.llm import AtomicQuestions, CitedAnswer, OfflineLLM, estimate_messages_tokens, make_llm
+from kg.llm import ATOMIC_QUESTIONS, AtomicQuestions, CitedAnswer, OfflineLLM, estimate_messages_tokens, make_llm
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.settings import LLMSettings
 from kg.store.base import GraphStore
@@ -409,16 +409,16 @@ def test_make_llm_online(server: ScriptedLLMServer, tmp_path: Path) -> None:
         assert llm.complete_structured("atomic_questions", MESSAGES, AtomicQuestions).questions
 
 
-def test_complete_task_renders_prompt_by_language(server: ScriptedLLMServer, make_client: Client) -> None:
+def test_a_task_renders_its_prompt_by_language(server: ScriptedLLMServer, make_client: Client) -> None:
     server.script("atomic_questions", GOOD)
     llm = make_client()
-    out = llm.complete_task("atomic_questions", title="Neo4j", chunk="Neo4j 是一个图数据库。")
-    assert isinstance(out, AtomicQuestions) and out.questions == GOOD["questions"]
+    out = llm.run(ATOMIC_QUESTIONS, title="Neo4j", chunk="Neo4j 是一个图数据库。")
+    assert out.questions == GOOD["questions"]
     (req,) = server.chat_requests()
     assert "代词" in req.body["messages"][0]["content"]
     assert "Neo4j 是一个图数据库。" in req.body["messages"][1]["content"]
     with pytest.raises(ConfigError, match="STRATA_LLM_BASE_URL"):
-        OfflineLLM().complete_task("atomic_questions", title="x", chunk="y")
+        OfflineLLM().run(ATOMIC_QUESTIONS, title="x", chunk="y")
 
 
 def test_judge_prompt_in_the_questions_language(server: ScriptedLLMServer, make_client: Client) -> None:

@@ -3,14 +3,15 @@ pseudo-graph, built from loaded chunks into Neo4j with their vector indexes.
 
 Example::
 
-    from kg.layers.distilled import distill, expand_query_with_tags, aggregate_rows
+    from kg.layers.distilled import distill, expand_query_with_tags
+    from kg.retrieval.tables import aggregate_rows
     report = distill(store, embedder, llm, layers=["atoms", "triples", "tables"])
     print(report.to_json()["layers"]["atoms"]["created"])
     expand_query_with_tags(store, "what causes a heart attack?")
     aggregate_rows(store, None, "population", "max", {"country": "France"})
 
 Every distilled node links to the chunk(s) it came from and carries its ``document_id``, so replacing or
-deleting a document (:func:`kg.layers.corpus.writer.delete_documents`) removes it, keeping shared entities and tags
+deleting a document (:func:`kg.layers.resource.documents.delete_documents`) removes it, keeping shared entities and tags
 that other documents still use. Each layer writes whole chunks per transaction and marks them in
 ``Chunk.distilled``; a stopped job resumes without duplicates.
 """
@@ -33,7 +34,6 @@ from kg.layers.distilled.pipeline import (
     parse_layers,
 )
 from kg.layers.distilled.resolve import EntityResolver, canonical_type, entity_key, types_compatible
-from kg.layers.distilled.tables import RowAggregate, aggregate_rows, column_key, parse_number
 from kg.layers.distilled.tags import expand_query_with_tags
 from kg.layers.distilled.text import RougeScore, rouge_l, statements
 
@@ -49,17 +49,13 @@ __all__ = [
     "LayerReport",
     "OfflineExtractor",
     "RougeScore",
-    "RowAggregate",
-    "aggregate_rows",
     "canonical_type",
-    "column_key",
     "default_layers",
     "distill",
     "entity_key",
     "expand_query_with_tags",
     "llm_tasks_of",
     "parse_layers",
-    "parse_number",
     "rouge_l",
     "statements",
     "types_compatible",

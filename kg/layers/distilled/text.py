@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kg.shared.text import is_cjk
+from kg.shared.text import is_cjk, text_key
 
 __all__ = [
     "STOPWORDS",
@@ -98,11 +98,6 @@ def statements(text: str, *, max_words: int = 40) -> list[str]:
         clauses = [c.strip(" ,;") for c in _CLAUSE.split(sentence)]
         out.extend(c for c in clauses if len(tokens(c)) >= 3)
     return out
-
-
-def text_key(text: str) -> str:
-    """A normalised form for de-duplication: NFKC, case-folded, whitespace collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
 _DIGITS = re.compile(r"\d+")
