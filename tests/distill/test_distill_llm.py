@@ -83,8 +83,8 @@ def test_atoms_and_triples_shapes_and_provenance(kb: GraphStore, tmp_path: Path,
                     "RETURN f.text AS text, h.name AS h, h.type AS ht, t.name AS t")[0]
     assert fact == {"text": "Bob Edwards hosted Morning Edition", "h": "Bob Edwards", "ht": "Person",
                     "t": "Morning Edition"}
-    assert set(report.llm["by_task"]) == {"atomic_questions", "triples"}
-    assert report.llm["calls"] == 6
+    assert set(report.llm.by_task) == {"atomic_questions", "triples"}
+    assert report.llm.calls == 6
 
 
 def test_entity_resolution_merges_duplicates_keeps_types_apart(kb: GraphStore, tmp_path: Path,

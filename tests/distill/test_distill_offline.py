@@ -39,7 +39,7 @@ def test_offline_default_layers_on_hotpotqa(kb: GraphStore, hotpot: list[str]) -
     # Entities shared across passages link them (the point of the triples layer offline).
     assert count(kb, "MATCH (e:Entity) WHERE COUNT { (e)<-[:MENTIONS]-() } > 1 RETURN count(e) AS n") > 10
     assert count(kb, "MATCH (r:Row {kind: 'relation'})<-[:HAS_ROW]-(:Chunk) RETURN count(r) AS n") > 0
-    assert report.llm["calls"] == 0
+    assert report.llm.calls == 0
     # Nothing left to do: a second run finds no pending chunk.
     again = distill(kb, EMBEDDER, OfflineLLM())
     assert all(entry.pending == 0 for entry in again.layers.values())

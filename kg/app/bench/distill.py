@@ -25,7 +25,7 @@ from kg.embeddings import Embedder, HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor
 from kg.layers.distilled import DistillConfig, EntityResolver, distill
 from kg.layers.distilled.text import sentences
-from kg.llm import OfflineLLM
+from kg.llm import LLMReport, OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.provisioning.throwaway import throwaway_server
 from kg.settings import LLMSettings, Settings
@@ -67,10 +67,10 @@ class DistillBenchReport:
     offline_layers: dict[str, Any] = field(default_factory=dict)
     resolution: list[ResolutionPoint] = field(default_factory=list)
     embedder: str = ""
-    llm: dict[str, Any] = field(default_factory=dict)
+    llm: LLMReport = field(default_factory=LLMReport)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "llm": self.llm.to_json()}
 
 
 def _scripted_reply(body: dict[str, Any]) -> Any:

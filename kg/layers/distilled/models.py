@@ -7,6 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from kg.llm.accounting import LLMReport
+
 __all__ = [
     "ALL_LAYERS",
     "ChunkExtraction",
@@ -115,7 +117,7 @@ class DistillReport(BaseModel):
 
     layers: dict[str, LayerReport] = Field(default_factory=dict)
     offline: bool
-    llm: dict[str, Any] = Field(default_factory=dict)
+    llm: LLMReport = Field(default_factory=LLMReport)
     seconds: float = 0.0
     stopped: str | None = None  # why the job stopped early (an LLM outage or spent budget)
 

@@ -166,6 +166,6 @@ def distill(
         entry.llm_seconds = round(entry.llm_seconds, 4)
         if report.stopped:
             break
-    report.llm = llm.accounting.to_json()
+    report.llm = llm.accounting.report()
     report.seconds = round(time.perf_counter() - started, 4)
     return report

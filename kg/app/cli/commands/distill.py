@@ -11,7 +11,6 @@ from rich.table import Table
 from kg.app.cli.app import announce_local_llm, app, console, settings_of, write_json
 from kg.app.client import Strata
 from kg.layers.distilled import ALL_LAYERS, DistillReport, parse_layers
-from kg.llm import LLMReport
 
 __all__ = ["distill_command", "print_report", "run_distill"]
 
@@ -45,7 +44,7 @@ def print_report(report: DistillReport) -> None:
             console.print(f"[red]failed[/] {failure.layer} {failure.id}: {failure.error}", highlight=False)
     if report.stopped:
         console.print(f"[red]stopped[/]: {report.stopped}; run again to resume", highlight=False)
-    console.print(f"llm: {LLMReport.model_validate(report.llm).summary()}", highlight=False)
+    console.print(f"llm: {report.llm.summary()}", highlight=False)
 
 
 @app.command("distill")
