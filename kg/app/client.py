@@ -30,6 +30,7 @@ from kg.layers.resource.documents import delete_documents
 from kg.llm import LLM, make_llm
 from kg.provisioning import Endpoint, ensure_endpoint
 from kg.retrieval.base import Hit, RetrievalFilter
+from kg.retrieval.settings import RetrieverSettings
 from kg.settings import Neo4jSettings, Settings
 from kg.shared.redaction import remember, secrets_of
 from kg.store.base import GraphStore
@@ -283,8 +284,10 @@ class Strata:
                       settings=settings)
 
     def retrieve(self, question: str, *, method: str = "strata", k: int = 5,
-                 where: RetrievalFilter | None = None, **settings: Any) -> list[Hit]:
+                 where: RetrievalFilter | None = None, settings: RetrieverSettings | None = None,
+                 **overrides: object) -> list[Hit]:
         """The top ``k`` chunks for ``question`` by a :data:`kg.retrieval.METHODS` method, with explanations.
+        ``settings`` is the method's model from :mod:`kg.retrieval.settings` (``overrides``: some of its fields).
 
         Example::
 
@@ -293,7 +296,8 @@ class Strata:
         """
         from kg.retrieval import make_retriever
 
-        return make_retriever(method, self.store, self.embedder, llm=self.llm, **settings).retrieve(
+        return make_retriever(method, self.store, self.embedder, llm=self.llm, settings=settings,
+                              **overrides).retrieve(
             question, k=k, where=where)
 
     def stats(self) -> Stats:
