@@ -23,3 +23,5 @@ CREATE INDEX document_has_links IF NOT EXISTS FOR (n:Document) ON (n.has_links);
 // Documents whose title mentions are still to be linked, and the documents one many-document file holds.
 CREATE INDEX document_mentions_pending IF NOT EXISTS FOR (n:Document) ON (n.mentions_pending);
 CREATE INDEX document_file IF NOT EXISTS FOR (n:Document) ON (n.file);
+// The newest load, which the ppr retriever's projection follows (retrieval/ppr_version).
+CREATE INDEX document_loaded_at IF NOT EXISTS FOR (n:Document) ON (n.loaded_at);

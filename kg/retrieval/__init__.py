@@ -13,6 +13,7 @@ Methods (:data:`METHODS`, selected by name with :func:`make_retriever`):
 ``tags``        (h) query expansion through the auto-tagging table, then ``hybrid``
 ``hr``          PIKE-RAG's hierarchical retriever H-R (paths a and b together)
 ``strata``      the recommended default: hybrid + title, bridge and entity links
+``ppr``         HippoRAG 2: personalised PageRank from question seeds over chunks and entities (GDS)
 ==============  ========================================================================================
 
 Example::
@@ -42,6 +43,7 @@ from kg.retrieval.settings import (
     KG2RAGSettings,
     MultigrainSettings,
     PGRAGSettings,
+    PPRSettings,
     RetrieverSettings,
     TagsSettings,
 )
@@ -61,7 +63,7 @@ __all__ = [
 ]
 
 METHODS: tuple[str, ...] = (
-    "chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr", "strata",
+    "chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr", "strata", "ppr",
 )
 
 
@@ -82,6 +84,7 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
     from kg.retrieval.methods.kg2rag import KG2RAGRetriever
     from kg.retrieval.methods.multigrain import MultiGranularityRetriever
     from kg.retrieval.methods.pgrag import PGRAGRetriever
+    from kg.retrieval.methods.ppr import PPRRetriever
     from kg.retrieval.methods.strata import StrataRetriever
     from kg.retrieval.methods.tags import TagExpansionRetriever
 
@@ -106,6 +109,8 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
                               support=s.support, ambiguity=s.ambiguity)
     if isinstance(s, TagsSettings):
         return TagExpansionRetriever(HybridRetriever(store, embedder), store, expander=s.expander)
+    if isinstance(s, PPRSettings):
+        return PPRRetriever(store, embedder, **s.model_dump())
     if isinstance(s, HRSettings):
         return HierarchicalRetriever(store, embedder, chunk_k=s.chunk_k, chunk_threshold=s.chunk_threshold,
                                      atom_k=s.atom_k, atom_threshold=s.atom_threshold)

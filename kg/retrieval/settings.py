@@ -12,6 +12,7 @@ wrong type is refused when the model is built (``make_retriever`` raises :class:
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,6 +33,7 @@ __all__ = [
     "KG2RAGSettings",
     "MultigrainSettings",
     "PGRAGSettings",
+    "PPRSettings",
     "RetrieverSettings",
     "StrataSettings",
     "TagsSettings",
@@ -99,6 +101,31 @@ class PGRAGSettings(_Settings):
     ambiguity: float = 0.05
 
 
+class PPRSettings(_Settings):
+    """``ppr``: personalised PageRank (HippoRAG 2's defaults: ``damping`` 0.5, ``passage_weight`` 0.05 for
+    passage seeds against 1 for entity seeds, ``fact_seeds`` 5 facts of ``fact_candidates``); seeds from
+    ``entity_candidates`` name matches and ``passage_candidates`` dense and Lucene chunks; edge weights per kind;
+    GDS runs at most ``levels`` PageRanks per query (seed weight groups) of ``iterations`` (or until
+    ``tolerance``); ``engine`` "auto" (GDS when the server has it), "gds" or "cypher" (the fallback: PageRank in
+    Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind)."""
+
+    damping: float = Field(0.5, gt=0.0, lt=1.0)
+    passage_weight: float = Field(0.05, ge=0.0)
+    fact_seeds: int = Field(5, ge=0)
+    fact_candidates: int = Field(20, ge=1)
+    entity_candidates: int = Field(20, ge=1)
+    passage_candidates: int = Field(50, ge=1)
+    mention_weight: float = Field(1.0, ge=0.0)
+    fact_weight: float = Field(1.0, ge=0.0)
+    reference_weight: float = Field(1.0, ge=0.0)
+    levels: int = Field(3, ge=1)
+    iterations: int = Field(20, ge=1)
+    tolerance: float = Field(1e-7, gt=0.0)
+    engine: Literal["auto", "gds", "cypher"] = "auto"
+    hops: int = Field(3, ge=1)
+    fanout: int = Field(50, ge=1)
+
+
 class TagsSettings(_Settings):
     """``tags``: the query expander (None: the distilled layer's tag expansion, when installed)."""
 
@@ -126,7 +153,7 @@ class StrataSettings(_Settings):
 
 
 RetrieverSettings = (ChunkSettings | AtomSettings | FulltextSettings | HybridSettings | MultigrainSettings
-                     | KG2RAGSettings | PGRAGSettings | TagsSettings | HRSettings | StrataSettings)
+                     | KG2RAGSettings | PGRAGSettings | TagsSettings | HRSettings | StrataSettings | PPRSettings)
 """The settings of any one method."""
 
 SETTINGS: Mapping[str, type[RetrieverSettings]] = {
@@ -140,5 +167,6 @@ SETTINGS: Mapping[str, type[RetrieverSettings]] = {
     "tags": TagsSettings,
     "hr": HRSettings,
     "strata": StrataSettings,
+    "ppr": PPRSettings,
 }
 """Each method's settings model, by the name ``--method`` selects."""

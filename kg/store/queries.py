@@ -279,6 +279,77 @@ PGRAG_ANCHORS = Query("retrieval/pgrag_anchors", AnchorRow)
 PGRAG_SUBTREE = Query("retrieval/pgrag_subtree", SubtreeRow)
 
 
+class PPRSeedRow(TypedDict):
+    kind: Literal["fact", "name", "dense", "lexical"]
+    id: str
+    name: str | None
+    score: float
+    via: str | None
+    via_id: str | None
+    chunks: int
+
+
+class PPRVersionRow(TypedDict):
+    chunks: int
+    entities: int
+    facts: int
+    mentions: int
+    subjects: int
+    objects: int
+    references: int
+    documents: int
+    loaded_at: str
+
+
+class PPRProjectRow(TypedDict):
+    graph: str
+    nodes: int
+    relationships: int
+    millis: int
+
+
+class GraphNameRow(TypedDict):
+    graph: str
+
+
+class PPRRankRow(TypedDict):
+    chunk_id: str
+    score: float
+
+
+class PPRNeighbour(TypedDict):
+    id: str
+    weight: float
+
+
+class PPRNeighboursRow(TypedDict):
+    id: str
+    neighbours: list[PPRNeighbour]
+    degree: float
+
+
+class PPRPathRow(TypedDict):
+    chunk_id: str
+    seed_id: str
+    path: list[str]
+
+
+class ChunkIdRow(TypedDict):
+    chunk_id: str
+
+
+PPR_SEEDS = Query("retrieval/ppr_seeds", PPRSeedRow)
+PPR_VERSION = Query("retrieval/ppr_version", PPRVersionRow)
+PPR_GDS = Query("retrieval/ppr_gds", PresentRow)
+PPR_GRAPHS = Query("retrieval/ppr_graphs", GraphNameRow)
+PPR_DROP = Query("retrieval/ppr_drop", GraphNameRow)
+PPR_PROJECT = Query("retrieval/ppr_project", PPRProjectRow)
+PPR_RANK = Query("retrieval/ppr_rank", PPRRankRow)
+PPR_NEIGHBOURS = Query("retrieval/ppr_neighbours", PPRNeighboursRow)
+PPR_PATHS = Query("retrieval/ppr_paths", PPRPathRow)
+PPR_FILTER = Query("retrieval/ppr_filter", ChunkIdRow)
+
+
 # -- distilled layer -----------------------------------------------------------------------------------------
 
 

@@ -1,0 +1,32 @@
+// ppr (HippoRAG 2, adapted): the seeds of the personalised PageRank, each with its raw score; the weights are
+// set in kg.retrieval.methods.ppr. Four kinds:
+//   fact     the subject and object entities of the $fact_candidates facts nearest the query (fact_embedding;
+//            HippoRAG 2's query-to-triple matching, without its LLM filter), via the fact;
+//   name     entities whose name or an alias occurs verbatim in $question (entity_names full-text);
+//   dense    the $passage_candidates chunks nearest the query (chunk_embedding);
+//   lexical  the $passage_candidates best Lucene (BM25) chunks for $query (skipped when $query is '').
+// Scores are raw cosines for the vector paths, BM25 for lexical, 1.0 for a named entity. `chunks` is the number
+// of chunks that mention an entity (HippoRAG 2 divides an entity's weight by it), 1 for a chunk.
+CALL () {
+  CALL db.index.vector.queryNodes('fact_embedding', $fact_candidates, $vector) YIELD node AS f, score
+  MATCH (f)-[:SUBJECT|OBJECT]->(e:Entity)
+  RETURN 'fact' AS kind, e.id AS id, e.name AS name, 2 * score - 1 AS score,
+         coalesce(f.text, f.head + ' ' + f.relation + ' ' + f.tail) AS via, f.id AS via_id,
+         COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS chunks
+  UNION ALL
+  UNWIND CASE WHEN $query = '' THEN [] ELSE [$query] END AS q
+  CALL db.index.fulltext.queryNodes('entity_names', q, {limit: $entity_candidates}) YIELD node AS e
+  WITH e, [n IN [e.name] + coalesce(e.aliases, []) WHERE n IS NOT NULL AND size(n) > 2 AND $question CONTAINS n] AS named
+  WHERE size(named) > 0
+  RETURN 'name' AS kind, e.id AS id, e.name AS name, 1.0 AS score, named[0] AS via, null AS via_id,
+         COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS chunks
+  UNION ALL
+  CALL db.index.vector.queryNodes('chunk_embedding', $passage_candidates, $vector) YIELD node AS c, score
+  RETURN 'dense' AS kind, c.id AS id, c.title AS name, 2 * score - 1 AS score, null AS via, null AS via_id,
+         1 AS chunks
+  UNION ALL
+  UNWIND CASE WHEN $query = '' THEN [] ELSE [$query] END AS q
+  CALL db.index.fulltext.queryNodes('chunk_text', q, {limit: $passage_candidates}) YIELD node AS c, score
+  RETURN 'lexical' AS kind, c.id AS id, c.title AS name, score, null AS via, null AS via_id, 1 AS chunks
+}
+RETURN kind, id, name, score, via, via_id, chunks

@@ -1,0 +1,341 @@
+"""``ppr``: personalised PageRank over chunks and entities (HippoRAG 2's recipe, adapted to Strata's graph).
+
+HippoRAG 2 (Gutiérrez et al., 2025, "From RAG to Memory") seeds a personalised PageRank with the phrases of
+the triples nearest the query and, weighted far less, with every passage by its dense score, runs it over a
+graph of phrases and passages, and ranks passages by their PageRank mass. Here:
+
+Graph (``cypher/retrieval/ppr_project.cypher``), undirected and weighted: chunk-entity ``MENTIONS``
+(``mention_weight``), entity-entity for every fact from its subject to its object (``fact_weight``; the
+reified ``Fact`` collapses to the edge it states, as HippoRAG's relation edges), and chunk-chunk where a chunk
+names another document's title (``reference_weight``, shared among that document's chunks; Strata's
+``REFERENCES``, which HippoRAG has not). Atoms are left out: an atom hangs off one chunk and would only hold
+mass back from it.
+
+Seeds (``cypher/retrieval/ppr_seeds.cypher``) and their restart weights, as HippoRAG 2 sets them:
+
+* the subject and object entities of the ``fact_seeds`` best of ``fact_candidates`` facts by cosine to the
+  query, each fact's score min-max normalised over the candidates; an entity's weight is the mean of its facts'
+  scores divided by the number of chunks that mention it (HippoRAG 2 has an LLM filter the facts pass first;
+  Strata has none here);
+* Strata's addition: entities whose name or alias the question contains verbatim, weight 1 divided likewise;
+* passages: the ``passage_candidates`` nearest chunks by cosine, min-max normalised, times
+  ``passage_weight`` (HippoRAG 2 weighs every passage; the rest weigh ~0 after normalisation), and, likewise
+  normalised, the Lucene (BM25) best chunks, a chunk keeping the larger of its two weights.
+
+With no entity seed (a graph without facts, or none relevant) the ranking is the passage seeds' own PageRank,
+which HippoRAG 2 replaces by the dense ranking; here the graph still spreads it along references and mentions.
+
+PageRank runs in Neo4j, with GDS (``gds.pageRank.stream`` on a named in-memory projection, damping
+``damping``). GDS 2.13 takes source nodes without weights; PageRank is linear in its restart vector, so the
+seeds are grouped into at most ``levels`` groups of about equal weight (log-spaced), each group runs once and
+the runs are summed, each scaled by its group's mean weight. The projection is named after a fingerprint of
+the graph (``retrieval/ppr_version``: label and relationship counts and the newest load) and re-projected
+lazily by the first query after a load, a delete or a distillation; stale projections are dropped.
+
+Without GDS (Aura Free, a server without the plugin) a warning says why, and the same PageRank runs in
+Python on the seeds' neighbourhood read with Cypher (``ppr_neighbours.cypher``): ``hops`` hops out, at most
+``fanout`` neighbours per node and edge kind, degrees counted in full; exact restart weights.
+
+Example::
+
+    hits = PPRRetriever(store, embedder).retrieve("Which magazine was started first?", k=5)
+    print(hits[0].explain())  # ppr 0.031 via "fact 'Arthur's Magazine founded 1844' > Arthur's Magazine > ..."
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+import threading
+import warnings
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TypedDict
+
+from kg.embeddings import Embedder
+from kg.errors import QueryError, RetrievalError
+from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
+from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
+from kg.store.base import GraphStore
+from kg.store.lucene import lucene_query
+from kg.store.queries import (
+    PPR_DROP,
+    PPR_FILTER,
+    PPR_GDS,
+    PPR_GRAPHS,
+    PPR_NEIGHBOURS,
+    PPR_PATHS,
+    PPR_PROJECT,
+    PPR_RANK,
+    PPR_SEEDS,
+    PPR_VERSION,
+    PPRSeedRow,
+)
+
+__all__ = ["GRAPH_PREFIX", "PPRRetriever", "Seed", "SeedGroup", "Seeds", "local_pagerank", "seed_groups",
+           "seed_weights"]
+
+log = logging.getLogger(__name__)
+
+GRAPH_PREFIX = "strata-ppr-"
+NO_GDS = ("the Neo4j server has no Graph Data Science library (gds.pageRank.stream is not installed: Aura Free, "
+          "or a server or cluster without the GDS plugin); ppr runs its PageRank in Python on the seeds' "
+          "neighbourhood read with Cypher instead (slower on large graphs; `strata neo4j start` provisions GDS "
+          "with the local server)")
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A node the PageRank restarts at: its label, id, restart weight and why it was chosen."""
+
+    label: str  # "Chunk" or "Entity"
+    id: str
+    weight: float
+    why: str
+
+
+@dataclass
+class Seeds:
+    entities: dict[str, Seed] = field(default_factory=dict)
+    chunks: dict[str, Seed] = field(default_factory=dict)
+
+    def all(self) -> list[Seed]:
+        return [*self.entities.values(), *self.chunks.values()]
+
+
+def _minmax(scores: Sequence[float]) -> list[float]:
+    low, high = min(scores), max(scores)
+    return [1.0 if high <= low else (s - low) / (high - low) for s in scores]
+
+
+def seed_weights(rows: Sequence[PPRSeedRow], *, fact_seeds: int, passage_weight: float) -> Seeds:
+    """The restart weights of HippoRAG 2 (see the module docstring) from the rows of ``ppr_seeds``."""
+    seeds = Seeds()
+    facts = [r for r in rows if r["kind"] == "fact"]
+    fact_scores: dict[str, float] = {}
+    for r in facts:
+        fact_scores.setdefault(r["via_id"] or "", float(r["score"]))
+    if fact_scores:
+        normal = dict(zip(fact_scores, _minmax(list(fact_scores.values())), strict=True))
+        top = set(sorted(fact_scores, key=lambda f: (-fact_scores[f], f))[:fact_seeds])
+        sums: dict[str, list[float]] = {}
+        why: dict[str, str] = {}
+        for r in facts:
+            fact = r["via_id"] or ""
+            if fact in top:
+                sums.setdefault(r["id"], []).append(normal[fact])
+                why.setdefault(r["id"], f"fact {r['via']!r} > {r['name']}")
+        chunks = {r["id"]: max(int(r["chunks"]), 1) for r in facts}
+        for entity, values in sums.items():
+            weight = sum(values) / len(values) / chunks[entity]
+            if weight > 0:
+                seeds.entities[entity] = Seed("Entity", entity, weight, why[entity])
+    for r in rows:
+        if r["kind"] == "name":
+            weight = 1.0 / max(int(r["chunks"]), 1)
+            old = seeds.entities.get(r["id"])
+            if old is None or old.weight < weight:
+                seeds.entities[r["id"]] = Seed("Entity", r["id"], weight, f"named {r['via']!r} > {r['name']}")
+    for kind in ("dense", "lexical"):
+        found = [r for r in rows if r["kind"] == kind]
+        if not found:
+            continue
+        for r, value in zip(found, _minmax([float(r["score"]) for r in found]), strict=True):
+            weight = passage_weight * value
+            old = seeds.chunks.get(r["id"])
+            if weight > 0 and (old is None or old.weight < weight):
+                seeds.chunks[r["id"]] = Seed("Chunk", r["id"], weight, f"{kind} passage {r['name']!r}")
+    return seeds
+
+
+class SeedGroup(TypedDict):
+    """Seeds of about equal restart weight, run as one PageRank's source nodes."""
+
+    chunks: list[str]
+    entities: list[str]
+    weight: float
+
+
+def seed_groups(seeds: Sequence[Seed], levels: int) -> list[SeedGroup]:
+    """At most ``levels`` groups of seeds of about equal weight (split at equal steps of log weight), each
+    with its members' mean weight: ``{"chunks": [...], "entities": [...], "weight": w}``."""
+    live = [s for s in seeds if s.weight > 0]
+    if not live:
+        return []
+    logs = [math.log(s.weight) for s in live]
+    low, high = min(logs), max(logs)
+    step = (high - low) / levels if high > low else 1.0
+    buckets: dict[int, list[Seed]] = {}
+    for seed, value in zip(live, logs, strict=True):
+        buckets.setdefault(min(int((value - low) / step), levels - 1), []).append(seed)
+    return [SeedGroup(chunks=[s.id for s in group if s.label == "Chunk"],
+                      entities=[s.id for s in group if s.label == "Entity"],
+                      weight=sum(s.weight for s in group) / len(group))
+            for _, group in sorted(buckets.items())]
+
+
+def local_pagerank(restart: dict[str, float], neighbours: dict[str, list[tuple[str, float]]],
+                   degree: dict[str, float], *, damping: float, iterations: int,
+                   tolerance: float) -> dict[str, float]:
+    """GDS's PageRank (delta push from the restart mass ``(1 - damping) * weight``; a node passes
+    ``damping * delta * w / degree`` along each edge of weight ``w``) on the nodes whose neighbours are known;
+    the others keep what reaches them."""
+    rank = {n: (1 - damping) * w for n, w in restart.items()}
+    delta = dict(rank)
+    for _ in range(iterations):
+        nxt: dict[str, float] = {}
+        for node, mass in delta.items():
+            deg = degree.get(node, 0.0)
+            if mass <= tolerance or deg <= 0 or node not in neighbours:
+                continue
+            for other, w in neighbours[node]:
+                nxt[other] = nxt.get(other, 0.0) + damping * mass * w / deg
+        if not nxt:
+            break
+        for node, mass in nxt.items():
+            rank[node] = rank.get(node, 0.0) + mass
+        delta = nxt
+    return rank
+
+
+class PPRRetriever(Retriever):
+    """Personalised PageRank from question seeds over chunks and entities (see the module docstring)."""
+
+    name = "ppr"
+
+    def __init__(self, store: GraphStore, embedder: Embedder, *, damping: float = 0.5,
+                 passage_weight: float = 0.05, fact_seeds: int = 5, fact_candidates: int = 20,
+                 entity_candidates: int = 20, passage_candidates: int = 50, mention_weight: float = 1.0,
+                 fact_weight: float = 1.0, reference_weight: float = 1.0, levels: int = 3, iterations: int = 20,
+                 tolerance: float = 1e-7, engine: str = "auto", hops: int = 3, fanout: int = 50) -> None:
+        self.store, self.embedder = store, embedder
+        self.damping, self.passage_weight = damping, passage_weight
+        self.fact_seeds, self.fact_candidates = fact_seeds, fact_candidates
+        self.entity_candidates, self.passage_candidates = entity_candidates, passage_candidates
+        self.weights = {"mention_weight": mention_weight, "fact_weight": fact_weight,
+                        "reference_weight": reference_weight}
+        self.levels, self.iterations, self.tolerance = levels, iterations, tolerance
+        self.engine, self.hops, self.fanout = engine, hops, fanout
+        self._gds: bool | None = None
+        self._lock = threading.Lock()
+
+    # -- GDS and its projection -----------------------------------------------------------------------------
+    def uses_gds(self) -> bool:
+        """Whether PageRank runs in GDS (``engine`` "gds", or "auto" on a server that has it)."""
+        if self._gds is None:
+            present = self.engine != "cypher" and bool(self.store.read(PPR_GDS)[0]["present"])
+            if self.engine == "gds" and not present:
+                raise RetrievalError(NO_GDS.split(";")[0] + "; choose engine 'auto' or 'cypher'")
+            if not present and self.engine == "auto":
+                warnings.warn(NO_GDS, RuntimeWarning, stacklevel=3)
+                log.warning("ppr without GDS", extra={"reason": NO_GDS})
+            self._gds = present
+        return self._gds
+
+    def graph_name(self) -> str:
+        """The name of the projection of the graph as it is now (a fingerprint of its counts and newest load,
+        and of the edge weights)."""
+        version = self.store.read(PPR_VERSION)[0]
+        key = repr((sorted(version.items()), sorted(self.weights.items())))
+        return GRAPH_PREFIX + hashlib.sha1(key.encode()).hexdigest()[:16]
+
+    def ensure_projection(self) -> str:
+        """The projection of the current graph, projected now if the graph changed since the last one
+        (stale projections of this server's ppr are dropped)."""
+        name = self.graph_name()
+        with self._lock:
+            existing = [r["graph"] for r in self.store.read(PPR_GRAPHS, prefix=GRAPH_PREFIX)]
+            if name not in existing:
+                try:
+                    report = self.store.read(PPR_PROJECT, graph=name, **self.weights)[0]
+                    log.info("ppr projection", extra={**report})
+                except QueryError as exc:
+                    if "already exists" not in str(exc):  # another session projected it meanwhile
+                        raise
+            for stale in existing:
+                if stale != name:
+                    self.store.read(PPR_DROP, graph=stale)
+        return name
+
+    # -- retrieval ------------------------------------------------------------------------------------------
+    def seeds(self, question: str, vector: list[float]) -> Seeds:
+        rows = self.store.read(PPR_SEEDS, vector=vector, query=lucene_query(question), question=question,
+                               fact_candidates=self.fact_candidates, entity_candidates=self.entity_candidates,
+                               passage_candidates=self.passage_candidates)
+        return seed_weights(rows, fact_seeds=self.fact_seeds, passage_weight=self.passage_weight)
+
+    def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
+        vector = query_vector(self.embedder, question)
+        seeds = self.seeds(question, vector)
+        if not seeds.all():
+            return []
+        scores = self._rank_gds(seeds, k, where) if self.uses_gds() else self._rank_local(seeds, k, where)
+        return self._hits(scores, seeds)
+
+    def _rank_gds(self, seeds: Seeds, k: int, where: RetrievalFilter | None) -> list[tuple[str, float]]:
+        graph = self.ensure_projection()
+        params = dict(graph=graph, groups=seed_groups(seeds.all(), self.levels), damping=self.damping,
+                      iterations=self.iterations, tolerance=self.tolerance, depth=max(500, 10 * k), k=k,
+                      **filter_params(where))
+        try:
+            rows = self.store.read(PPR_RANK, **params)
+        except QueryError as exc:  # the projection was dropped by a session that saw a newer graph
+            if "does not exist" not in str(exc):
+                raise
+            params["graph"] = self.ensure_projection()
+            rows = self.store.read(PPR_RANK, **params)
+        return [(r["chunk_id"], float(r["score"])) for r in rows]
+
+    def _rank_local(self, seeds: Seeds, k: int, where: RetrievalFilter | None) -> list[tuple[str, float]]:
+        restart = {s.id: s.weight for s in seeds.all()}
+        neighbours: dict[str, list[tuple[str, float]]] = {}
+        degree: dict[str, float] = {}
+        frontier = list(restart)
+        for _ in range(self.hops):
+            todo = [n for n in frontier if n not in neighbours]
+            if not todo:
+                break
+            frontier = []
+            for r in self.store.read(PPR_NEIGHBOURS, ids=todo, fanout=self.fanout, **self.weights):
+                neighbours[r["id"]] = [(n["id"], float(n["weight"])) for n in r["neighbours"]]
+                degree[r["id"]] = float(r["degree"])
+                frontier += [n for n, _ in neighbours[r["id"]]]
+        rank = local_pagerank(restart, neighbours, degree, damping=self.damping, iterations=self.iterations,
+                              tolerance=self.tolerance)
+        # Chunks are what is ranked: the filter query keeps the chunks (of the allowed documents).
+        ranked = sorted(rank.items(), key=lambda x: (-x[1], x[0]))[:max(500, 10 * k)]
+        allowed = {r["chunk_id"] for r in self.store.read(PPR_FILTER, ids=[n for n, _ in ranked],
+                                                          **filter_params(where))}
+        return [(n, s) for n, s in ranked if n in allowed][:k]
+
+    def _hits(self, scores: list[tuple[str, float]], seeds: Seeds) -> list[Hit]:
+        rows = hits_by_id(self.store, [c for c, _ in scores], None)
+        paths = self._paths([c for c, _ in scores], seeds)
+        hits = []
+        for chunk_id, score in scores:
+            if chunk_id not in rows:
+                continue
+            via, via_id = paths.get(chunk_id, ("spread from the seeds", None))
+            hits.append(hit_from_row({**rows[chunk_id], "score": score},
+                                     [HitSource(path="ppr", score=score, via=via, via_id=via_id)]))
+        return hits
+
+    def _paths(self, chunk_ids: list[str], seeds: Seeds) -> dict[str, tuple[str, str | None]]:
+        """Each ranked chunk's explanation: itself a seed, or the shortest way from an entity seed (through a
+        mention, or a fact and a mention) or from a seed passage (through a title reference)."""
+        out: dict[str, tuple[str, str | None]] = {}
+        for chunk_id in chunk_ids:
+            if chunk_id in seeds.chunks:
+                out[chunk_id] = (f"seed: {seeds.chunks[chunk_id].why}", chunk_id)
+        rest = [c for c in chunk_ids if c not in out]
+        if not rest:
+            return out
+        rows = self.store.read(PPR_PATHS, ids=rest, entity_seeds=list(seeds.entities),
+                               chunk_seeds=list(seeds.chunks))
+        for r in rows:
+            seed = seeds.entities.get(r["seed_id"]) or seeds.chunks.get(r["seed_id"])
+            why = seed.why if seed is not None else r["seed_id"]
+            out[r["chunk_id"]] = (f"seed: {why} > " + " > ".join(r["path"]), r["seed_id"])
+        return out
+
