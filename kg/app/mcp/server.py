@@ -58,7 +58,7 @@ READ_TOOLS = ("search", "ask", "list_documents", "get_chunk", "explain_entity")
 WRITE_TOOLS = ("load", "delete")
 
 RetrievalMethod = Literal["strata", "chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags",
-                          "hr"]
+                          "hr", "ppr"]
 """kg.retrieval.METHODS, spelled out so the tool's schema lists them."""
 ReasoningMethod = Literal["auto", "decompose", "zero-shot-cot", "naive-r", "naive-hr", "self-ask", "self-ask-r",
                           "self-ask-hr", "kg2rag", "pgrag"]
