@@ -52,13 +52,16 @@ def check_embedder(store: GraphStore, embedder: str, dimensions: int) -> SchemaS
 
 
 def _reconcile_vector_indexes(store: GraphStore, embedder: str, dimensions: int) -> None:
-    """Recreate a vector index of another dimension when no node of its label holds a vector yet
-    (an emptied graph switching embedder); refuse when vectors exist, since they would be mixed."""
+    """Recreate a vector index of another dimension when no node of its label holds a vector of that other
+    dimension (an emptied graph switching embedder); refuse when such vectors exist, since they would be mixed.
+
+    Vectors of the configured dimension do not count: another process switching the same emptied graph may
+    have recreated the index and written them since this one listed the indexes (two loads at once)."""
     for row in store.read(META_VECTOR_INDEXES):
         label = row["label"]
         if row["dimensions"] in (None, dimensions) or label not in cypher.LABELS:
             continue
-        embedded = store.read(COUNT_EMBEDDED.render(label=label))[0]["embedded"]
+        embedded = store.read(COUNT_EMBEDDED.render(label=label), dimensions=dimensions)[0]["embedded"]
         if embedded:
             raise EmbeddingMismatchError(
                 f"vector index {row['name']} holds {embedded} vectors of {row['dimensions']} dimensions "

@@ -82,6 +82,21 @@ def test_emptied_graph_can_switch_embedder(store: GraphStore) -> None:
     assert dims["chunk_embedding"] == 8
 
 
+def test_switching_an_emptied_graph_twice_at_once_keeps_the_vectors_of_the_new_dimension(store: GraphStore) -> None:
+    # Two loads at once into an emptied graph: the first switched the index and wrote 8-d vectors while the
+    # second still saw the old 4-d index. The second must switch too, not refuse the first one's vectors.
+    ensure_schema(store, "small", 4)
+    store.run_autocommit("meta/wipe")
+    store.query("CREATE (:Chunk {id: 'new', embedding: $v})", routing=W, v=_unit([1, 0, 0, 0, 0, 0, 0, 0]))
+    assert ensure_schema(store, "larger", 8).dimensions == 8
+    assert {r["name"]: r["dimensions"] for r in store.read("meta/vector_indexes")}["chunk_embedding"] == 8
+    # Vectors of the index's own dimension are another matter: switching back would mix them.
+    store.run_autocommit("meta/wipe")  # the nodes go, the 8-d index stays
+    store.query("CREATE (:Chunk {id: 'kept', embedding: $v})", routing=W, v=_unit([0, 1, 0, 0, 0, 0, 0, 0]))
+    with pytest.raises(EmbeddingMismatchError, match="chunk_embedding holds 1 vectors of 8 dimensions"):
+        ensure_schema(store, "small", 4)
+
+
 def test_a_knowledge_base_database_is_created_or_refused_by_edition(neo4j_server: TestServer) -> None:
     # A knowledge base's database on a server the user points Strata at: Enterprise creates it, Community
     # (one database per server) refuses naming it and the way out.
