@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kg.layers.distilled.base import Built, Context, Layer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
 from kg.layers.distilled.extractors.protocols import AtomExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import text_key
@@ -19,19 +19,11 @@ from kg.layers.distilled.text import text_key
 __all__ = ["AtomsLayer"]
 
 
-class AtomsLayer(Layer):
+class AtomsLayer(ExtractorLayer[AtomExtractor]):
     name = "atoms"
     llm_tasks = ("atomic_questions",)
     independent_batches = True
     clear = ("distill/clear_atoms",)
-
-    def __init__(self, ctx: Context, extractor: AtomExtractor) -> None:
-        super().__init__(ctx)
-        self.extractor = extractor
-
-    @property
-    def method(self) -> str:
-        return self.extractor.method
 
     def build(self, chunks: Sequence[ChunkRecord]) -> Built:
         built = Built()

@@ -18,7 +18,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import BaseModel
 
@@ -150,3 +150,23 @@ class Layer(ABC):
 
 
 Progress = Callable[[str, int, int], None]
+
+
+class Extracting(Protocol):
+    @property
+    def method(self) -> str: ...
+
+
+E = TypeVar("E", bound=Extracting)
+
+
+class ExtractorLayer(Layer, Generic[E]):
+    """A layer whose extraction is its strategy's (LLM or offline, chosen once by the pipeline)."""
+
+    def __init__(self, ctx: Context, extractor: E) -> None:
+        super().__init__(ctx)
+        self.extractor = extractor
+
+    @property
+    def method(self) -> str:
+        return self.extractor.method

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kg.layers.distilled.base import Built, Context, Layer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
 from kg.layers.distilled.extractors.protocols import ROUTE_SEP, FactItemExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import text_key
@@ -45,20 +45,12 @@ __all__ = ["PseudoGraphLayer", "fuse"]
 _FUSION_SLICE = 1000
 
 
-class PseudoGraphLayer(Layer):
+class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
     name = "pseudograph"
     # mind_map runs once per document: counting it per chunk errs high, the safe side for a budget.
     llm_tasks = ("fact_items", "mind_map")
     clear = ("distill/clear_pseudograph",)
     by_document = True
-
-    def __init__(self, ctx: Context, extractor: FactItemExtractor) -> None:
-        super().__init__(ctx)
-        self.extractor = extractor
-
-    @property
-    def method(self) -> str:
-        return self.extractor.method
 
     def build(self, chunks: Sequence[ChunkRecord]) -> Built:
         built = Built()

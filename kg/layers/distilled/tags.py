@@ -18,7 +18,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kg.layers.distilled.base import Built, Context, Layer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
 from kg.layers.distilled.extractors.protocols import TagExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import name_key
@@ -32,18 +32,10 @@ __all__ = ["TagAliases", "TagsLayer", "expand_query_with_tags"]
 _WORDS = re.compile(r"\w+", re.UNICODE)
 
 
-class TagsLayer(Layer):
+class TagsLayer(ExtractorLayer[TagExtractor]):
     name = "tags"
     llm_tasks = ("chunk_tags",)
     clear = ("distill/clear_tagged",)
-
-    def __init__(self, ctx: Context, extractor: TagExtractor) -> None:
-        super().__init__(ctx)
-        self.extractor = extractor
-
-    @property
-    def method(self) -> str:
-        return self.extractor.method
 
     def prepare(self, chunks: Sequence[ChunkRecord]) -> None:
         self.extractor.prepare(chunks)

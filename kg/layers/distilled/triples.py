@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kg.layers.distilled.base import Built, Context, Layer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
 from kg.layers.distilled.extractors.protocols import TripleExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.resolve import EntityResolver
@@ -22,19 +22,11 @@ from kg.layers.distilled.resolve import EntityResolver
 __all__ = ["TriplesLayer"]
 
 
-class TriplesLayer(Layer):
+class TriplesLayer(ExtractorLayer[TripleExtractor]):
     name = "triples"
     llm_tasks = ("triples",)
     clear = ("distill/clear_facts",)
     stale = ("tables",)  # relation rows are read from the chunk's facts
-
-    def __init__(self, ctx: Context, extractor: TripleExtractor) -> None:
-        super().__init__(ctx)
-        self.extractor = extractor
-
-    @property
-    def method(self) -> str:
-        return self.extractor.method
 
     def build(self, chunks: Sequence[ChunkRecord]) -> Built:
         built = Built()
