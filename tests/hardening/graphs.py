@@ -68,12 +68,13 @@ def watched(env: dict[str, str], args: list[str], store: GraphStore, probe: str)
     return child.returncode, time.monotonic() - started
 
 
-def killed_at_random(env: dict[str, str], args: list[str], seed: int, store: GraphStore, probe: str,
+def killed_at_random(env: dict[str, str], args: list[str], seed: int | None, store: GraphStore, probe: str,
                      span_s: float) -> float:
     """Run the CLI in a child process and, once ``probe`` holds (it has begun writing), SIGKILL it (and
-    anything it started) after a random delay in ``[0, span_s)`` chosen by ``seed``; returns the delay. A child
-    that finished first is fine: the caller checks that some kill interrupted something."""
-    delay = random.Random(seed).uniform(0.0, 1.0) * span_s
+    anything it started) after a random delay in ``[0, span_s)`` chosen by ``seed``, or at once for ``None``;
+    returns the delay. A child that finished first is fine: the caller checks that some kill interrupted
+    something."""
+    delay = 0.0 if seed is None else random.Random(seed).uniform(0.0, 1.0) * span_s
     child = subprocess.Popen([sys.executable, "-m", "kg.app.cli", *args], env=env, cwd=REPO, start_new_session=True,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if _wait_for(store, probe, child):
