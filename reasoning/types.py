@@ -381,6 +381,10 @@ class Answer(BaseModel):
     """The LLM usage of this answer (the ``"llm"`` block every report carries)."""
     subtype: str | None = None
     dropped_markers: list[int] = Field(default_factory=list)
+    unsupported_citations: int = 0
+    """Citations dropped because the cited chunk does not support the sentence that carried them."""
+    abstained: bool = False
+    """True when the method found no supporting evidence and said so instead of answering."""
     decomposition: DecompositionTrace | None = None
     forecast: Forecast | None = None
     perspectives: list[PerspectiveView] = Field(default_factory=list)
