@@ -23,7 +23,8 @@ def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path)
     ], env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text("utf-8"))
-    assert set(report) == {"dataset", "n_questions", "n_scored", "n_passages", "embedder", "llm", "results"}
+    assert set(report) == {"dataset", "n_questions", "n_scored", "n_passages", "embedder", "llm", "results",
+                           "types", "by_type"}
     assert report["n_questions"] == 10
     assert report["llm"]["offline"] is True and report["llm"]["model"] is None and report["llm"]["calls"] == 0
     assert report["n_scored"] == 10  # every HotpotQA question has gold passages
@@ -36,6 +37,15 @@ def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path)
         assert scores["ms_per_query"] > 0  # timed: any query takes longer than the 10 µs the report resolves
     for method in ("chunk", "fulltext", "hybrid", "strata"):  # a Bolt round trip each: the unit is ms, not s
         assert report["results"][method]["ms_per_query"] >= 0.1, (method, report["results"][method])
+    # The first 10 questions: 7 bridge and 3 comparison ones, each method's recall broken down by them.
+    assert report["types"] == {"bridge": 7, "comparison": 3}
+    assert set(report["by_type"]) == set(report["results"])
+    for method, types in report["by_type"].items():
+        assert set(types) == {"bridge", "comparison"}
+        for k in ("recall@2", "recall@5"):  # the overall recall is the types' recall weighted by their counts
+            overall = (7 * types["bridge"][k] + 3 * types["comparison"][k]) / 10
+            assert overall == pytest.approx(report["results"][method][k], abs=1e-3), (method, k)
+    assert "recall@5 per question type" in result.output
     # Same embedder, same passages: the vector index agrees with exact numpy on these one-chunk passages.
     assert report["results"]["chunk"]["recall@5"] == pytest.approx(report["results"]["dense"]["recall@5"], abs=0.1)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from kg.app.evaluation.retrieval import (
+    UNTYPED,
     Bm25Baseline,
     DenseBaseline,
     Ranked,
@@ -15,6 +16,7 @@ from kg.app.evaluation.retrieval import (
     distinct_passages,
     gold_sentence_keys,
     passage_recall,
+    question_types,
     sentence_prf,
 )
 from kg.app.evaluation.runner import corpus_documents
@@ -105,10 +107,10 @@ def test_passages_sharing_a_title_are_told_apart(tmp_path: Path) -> None:
 
 def test_questions_without_gold_are_left_out_of_recall(tmp_path: Path) -> None:
     questions = load_questions(_musique(tmp_path / "musique.json"))
-    miss = _score(lambda _q: [Ranked(passage="elsewhere")], questions, [1], 1)
+    miss = _score(lambda _q: [Ranked(passage="elsewhere")], questions, [1], 1).overall
     assert miss["recall@1"] == 0.0  # the unanswerable question does not add a free 1.0
     assert miss["sp_f1"] is None  # no sentence gold in MuSiQue
-    assert _score(lambda _q: [], questions[1:], [1], 1)["recall@1"] is None
+    assert _score(lambda _q: [], questions[1:], [1], 1).overall["recall@1"] is None
 
 
 def test_sentence_gold_names_passages_not_titles() -> None:
@@ -125,3 +127,23 @@ def test_sentence_gold_names_passages_not_titles() -> None:
     assert sentence_prf(wrong, sentences, 2) == (0.0, 0.0, 0.0)
     right = [Ranked(passage=passage_key("A", gold_text), sentences=[1])]
     assert sentence_prf(right, sentences, 2) == (1.0, 1.0, 1.0)
+
+
+def test_recall_is_broken_down_per_question_type() -> None:
+    from loaders.qa import QAQuestion
+
+    def question(qid: str, kind: str | None, gold: list[str]) -> QAQuestion:
+        return QAQuestion(id=qid, question=qid, answers=["x"], gold_titles=gold, gold_sentences=[], type=kind,
+                          passages=[], gold_passages=gold)
+
+    questions = [question("b1", "bridge", ["A", "B"]), question("b2", "bridge", ["C", "D"]),
+                 question("c1", "comparison", ["E", "F"]), question("u1", None, ["G", "H"]),
+                 question("none", "comparison", [])]
+    found = {"b1": ["A", "B"], "b2": ["C", "x"], "c1": ["x", "y"], "u1": ["G", "y"], "none": ["A"]}
+    scores = _score(lambda q: [Ranked(passage=p) for p in found[q]], questions, [1, 2], 2)
+    assert scores.by_type == {"bridge": {"recall@1": 0.5, "recall@2": 0.75},
+                              "comparison": {"recall@1": 0.0, "recall@2": 0.0},
+                              UNTYPED: {"recall@1": 0.5, "recall@2": 0.5}}
+    assert scores.overall["recall@2"] == pytest.approx((1 + 0.5 + 0 + 0.5) / 4)
+    # The question without gold is in no type's count.
+    assert question_types(questions) == {"bridge": 2, "comparison": 1, UNTYPED: 1}

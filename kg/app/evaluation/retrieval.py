@@ -11,6 +11,10 @@ the retrieved chunks of the top-``sp_k`` passages cover (``Chunk.sentences``) wi
 
 Baselines run in the same process on the same passages: ``bm25`` (bm25s over title and text) and
 ``dense`` (exact cosine in numpy over the same embedder's passage vectors).
+
+``by_type`` breaks recall down per question type (``QAQuestion.type``: HotpotQA's ``bridge`` and
+``comparison``, MuSiQue's ``2hop``/``3hop``/``4hop``; ``untyped`` when a data set has none), with the
+number of scored questions of each type in ``types``.
 """
 
 from __future__ import annotations
@@ -42,14 +46,15 @@ from loaders.models import SourceDocument
 from loaders.qa import QAQuestion, passage_key
 
 __all__ = [
-    "BASELINES", "DEFAULT_METHODS", "Bm25Baseline", "DenseBaseline", "Ranked", "RetrievalEvalConfig",
-    "RetrievalReport", "distinct_passages", "gold_sentence_keys", "passage_recall", "run_retrieval_eval",
-    "sentence_prf",
+    "BASELINES", "DEFAULT_METHODS", "UNTYPED", "Bm25Baseline", "DenseBaseline", "MethodScores", "Ranked",
+    "RetrievalEvalConfig", "RetrievalReport", "distinct_passages", "gold_sentence_keys", "passage_recall",
+    "question_types", "run_retrieval_eval", "sentence_prf",
 ]
 
 BASELINES = ("bm25", "dense")
 DEFAULT_METHODS = (*BASELINES, "chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr",
-                   "strata")
+                   "strata", "ppr")
+UNTYPED = "untyped"  # the type of a question its data set gives none
 
 
 class Ranked(BaseModel):
@@ -147,6 +152,8 @@ class RetrievalReport(BaseModel):
     embedder: str
     llm: LLMReport  # the job's model and usage (distillation and LLM-driven retrieval)
     results: dict[str, dict[str, float | None]]
+    types: dict[str, int] = Field(default_factory=dict)  # scored questions per question type
+    by_type: dict[str, dict[str, dict[str, float | None]]] = Field(default_factory=dict)  # method -> type -> recall@k
     unavailable: dict[str, str] = Field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -154,10 +161,23 @@ class RetrievalReport(BaseModel):
         return self.model_dump(mode="json", exclude={"unavailable"} if not self.unavailable else set())
 
 
+class MethodScores(BaseModel):
+    """One method's scores: over every question, and recall@k per question type."""
+
+    overall: dict[str, float | None]
+    by_type: dict[str, dict[str, float | None]]
+
+
+def _mean(total: float, n: int) -> float | None:
+    return round(total / n, 4) if n else None
+
+
 def _score(search: Callable[[str], list[Ranked]], questions: Sequence[QAQuestion], ks: Sequence[int],
-           sp_k: int) -> dict[str, float | None]:
+           sp_k: int) -> MethodScores:
+    """Recall@k (overall and per question type), supporting-sentence P/R/F1 and ms per query of ``search``."""
     recalls = {k: 0.0 for k in ks}
-    scored = 0
+    typed: dict[str, dict[int, float]] = {}
+    scored: dict[str, int] = {}
     sp = np.zeros(3)
     with_sentences = 0
     elapsed = 0.0
@@ -168,20 +188,35 @@ def _score(search: Callable[[str], list[Ranked]], questions: Sequence[QAQuestion
         ranked = search(q.question)
         elapsed += time.perf_counter() - started
         if q.gold_passages:
-            scored += 1
+            kind = q.type or UNTYPED
+            scored[kind] = scored.get(kind, 0) + 1
+            per_type = typed.setdefault(kind, {k: 0.0 for k in ks})
             for k in ks:
-                recalls[k] += passage_recall(ranked, q.gold_passages, k) or 0.0
+                recall = passage_recall(ranked, q.gold_passages, k) or 0.0
+                recalls[k] += recall
+                per_type[k] += recall
         sentences = gold_sentence_keys(q)
         if sentences:
             with_sentences += 1
             sp += sentence_prf(ranked, sentences, sp_k)
     n = max(len(questions), 1)
-    out: dict[str, float | None] = {f"recall@{k}": round(recalls[k] / scored, 4) if scored else None for k in ks}
+    total = sum(scored.values())
+    out: dict[str, float | None] = {f"recall@{k}": _mean(recalls[k], total) for k in ks}
     names = ("sp_precision", "sp_recall", "sp_f1")
-    for name, total in zip(names, sp, strict=True):
-        out[name] = round(float(total) / with_sentences, 4) if with_sentences else None
+    for name, value in zip(names, sp, strict=True):
+        out[name] = _mean(float(value), with_sentences)
     out["ms_per_query"] = round(1000 * elapsed / n, 2)
-    return out
+    by_type = {kind: {f"recall@{k}": _mean(sums[k], scored[kind]) for k in ks} for kind, sums in sorted(typed.items())}
+    return MethodScores(overall=out, by_type=by_type)
+
+
+def question_types(questions: Sequence[QAQuestion]) -> dict[str, int]:
+    """The scored questions (those with gold passages) of each type."""
+    counts: dict[str, int] = {}
+    for q in questions:
+        if q.gold_passages:
+            counts[q.type or UNTYPED] = counts.get(q.type or UNTYPED, 0) + 1
+    return dict(sorted(counts.items()))
 
 
 def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder: Embedder, llm: LLM,
@@ -193,7 +228,7 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
     ks = sorted(set(config.ks))
     sp_k = 5 if 5 in ks else ks[0]
     depth = config.depth_factor * ks[-1]
-    results: dict[str, dict[str, float | None]] = {}
+    results: dict[str, MethodScores] = {}
     unavailable: dict[str, str] = {}
     say(f"{len(questions)} questions, {len(docs)} passages")
     # Hits name their document; the metrics name passages by key.
@@ -232,17 +267,18 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
                         for h in retriever.retrieve(question, k=depth)]
 
             results[method] = _score(search, questions, ks, sp_k)
-            say(f"{method}: {results[method]}")
+            say(f"{method}: {results[method].overall}")
     return _report(config, questions, docs, embedder, llm, results, unavailable, say)
 
 
-def _report(config: RetrievalEvalConfig, questions: Sequence[Any], docs: Sequence[SourceDocument],
-            embedder: Embedder, llm: LLM, results: dict[str, dict[str, float | None]],
+def _report(config: RetrievalEvalConfig, questions: Sequence[QAQuestion], docs: Sequence[SourceDocument],
+            embedder: Embedder, llm: LLM, results: dict[str, MethodScores],
             unavailable: dict[str, str], say: Callable[[str], None]) -> RetrievalReport:
     report = RetrievalReport(
         dataset=str(config.dataset), n_questions=len(questions), n_passages=len(docs), embedder=embedder.name,
         n_scored=sum(1 for q in questions if q.gold_passages),
-        llm=llm.accounting.report(), results=results, unavailable=unavailable,
+        llm=llm.accounting.report(), results={m: r.overall for m, r in results.items()},
+        types=question_types(questions), by_type={m: r.by_type for m, r in results.items()}, unavailable=unavailable,
     )
     say(f"llm: {report.llm.summary()}")
     return report

@@ -101,6 +101,13 @@ def eval_retrieval(
         table.add_row(name, *[cell(scores[f"recall@{k}"]) for k in config.ks], cell(scores["sp_f1"]),
                       f"{scores['ms_per_query']:.1f}")
     console.print(table)
+    if len(report.types) > 1:  # one type would repeat the table above
+        cut = 5 if 5 in config.ks else config.ks[0]
+        by_type = Table("method", *[f"{kind} ({n})" for kind, n in report.types.items()],
+                        title=f"recall@{cut} per question type")
+        for name, types in report.by_type.items():
+            by_type.add_row(name, *[cell(types.get(kind, {}).get(f"recall@{cut}")) for kind in report.types])
+        console.print(by_type)
 
 
 @bench_app.command("query")
