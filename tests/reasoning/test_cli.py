@@ -66,14 +66,19 @@ def test_eval_qa_offline_writes_the_report_and_chart(tmp_path: Path) -> None:
                                       "--limit", "2", "--json", str(out)], env=env)
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text("utf-8"))
-    assert set(report) == {"dataset", "n_questions", "llm", "results"}
+    assert set(report) == {"dataset", "protocol", "corpus", "n_questions", "n_passages", "llm", "judge", "results",
+                           "questions"}
     assert report["dataset"] == "tiny.json" and report["n_questions"] == 2
+    assert report["protocol"] == "question-paragraphs" and report["n_passages"] == 3  # q1's and q2's paragraphs
     assert set(report["results"]) == {"naive-r", "zero-shot-cot"}
     for scores in report["results"].values():
-        assert set(scores) == {"em", "f1", "precision", "recall", "accuracy", "llm_calls_per_question",
-                               "tokens_per_question"}
+        # Today's keys stay, beside the evidence, cost and failure ones.
+        assert {"em", "f1", "precision", "recall", "accuracy", "llm_calls_per_question",
+                "tokens_per_question"} <= set(scores)
+        assert {"evidence_recall", "evidence_precision", "seconds_per_question", "failed", "by_type"} <= set(scores)
         assert all(0.0 <= scores[k] <= 1.0 for k in ("em", "f1", "precision", "recall"))
-        assert scores["accuracy"] is None and scores["llm_calls_per_question"] == 0.0
+        assert scores["accuracy"] is None and scores["llm_calls_per_question"] == 0.0 and scores["failed"] == 0.0
+        assert set(scores["by_type"]) == {"bridge"}
     assert report["results"]["naive-r"]["recall"] > 0  # extractive answers from the loaded passages
     chart = out.with_suffix(".png")
     assert chart.is_file() and chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

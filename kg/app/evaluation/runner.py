@@ -28,15 +28,16 @@ from kg.provisioning.local import LocalNeo4j
 from kg.provisioning.throwaway import throwaway_server
 from kg.retrieval.common import graph_has
 from kg.settings import LocalServerSettings, Settings, kept_ports
+from kg.shared.ids import document_id
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.queries import LIST_DOCUMENTS
 from kg.store.schema import ensure_schema
 from loaders.models import SourceDocument
-from loaders.qa import QALoader
+from loaders.qa import QALoader, passage_key
 
 __all__ = ["CorpusLoad", "corpus_documents", "distill_eval_layers", "isolated_store",
-           "load_corpus", "method_unavailable"]
+           "load_corpus", "method_unavailable", "passage_keys"]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
@@ -100,6 +101,12 @@ def corpus_documents(dataset: Path, corpus: Path | None = None, *, limit: int | 
         doc.model_copy(update={"source": "eval:" + doc.source.removeprefix(prefix), "file": None})
         for doc in docs
     ]
+
+
+def passage_keys(docs: Sequence[SourceDocument]) -> dict[str, str]:
+    """Each loaded document's id -> its passage's :func:`~loaders.qa.passage_key`: hits name their document,
+    gold evidence names passages (by title and text, as MuSiQue repeats titles within a question)."""
+    return {document_id(d.source): passage_key(d.title, d.text) for d in docs}
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""``strata ask``, ``strata eval qa`` and ``strata train-data``."""
+"""``strata ask`` and ``strata train-data``."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from kg.app.cli.app import announce_local_llm, app, console, emit_json, eval_app, settings_of, write_json
+from kg.app.cli.app import announce_local_llm, app, console, emit_json, settings_of
 from kg.app.client import Strata
 from kg.embeddings import make_embedder
 from kg.errors import ConfigError
@@ -63,44 +63,6 @@ def ask(
     console.print(f"llm: {usage.summary()}", highlight=False)
 
 
-@eval_app.command("qa")
-def eval_qa(
-    ctx: typer.Context,
-    dataset: Path = typer.Option(..., "--dataset", exists=True, help="QA questions (HotpotQA/MuSiQue layout)."),
-    corpus: Path = typer.Option(None, "--corpus", exists=True, help="Passage corpus (default: the questions')."),
-    methods: str = typer.Option("naive-r,decompose", "--methods", help=f"Comma-separated: {', '.join(METHODS)}."),
-    limit: int = typer.Option(None, "--limit", help="Only the first N questions."),
-    json_path: Path = typer.Option(..., "--json", help="Write the JSON report here; the PNG chart goes beside it."),
-) -> None:
-    """EM, F1, precision, recall (and LLM-judged accuracy) per method, in a throwaway Neo4j."""
-    from kg.app.evaluation.qa import evaluate, isolated_kb, plot_report, questions_of
-    from reasoning import answer
-
-    settings = settings_of(ctx)
-    chosen = [m.strip() for m in methods.split(",") if m.strip()]
-    unknown = [m for m in chosen if m not in METHODS]
-    if unknown:
-        raise typer.BadParameter(f"unknown method(s) {unknown}: choose from {', '.join(METHODS)}")
-    questions = questions_of(dataset, limit)
-    embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
-    with make_llm(settings.llm, cache_dir=settings.cache_dir) as llm, \
-            isolated_kb(settings, embedder, llm, dataset, corpus, limit=limit) as store:
-        report = evaluate(
-            questions, chosen,
-            lambda q, m: answer(q, store=store, embedder=embedder, llm=llm, method=m),
-            dataset=dataset.name, llm=llm,
-        )
-    data = report.model_dump(mode="json")
-    json_path.parent.mkdir(parents=True, exist_ok=True)
-    write_json(json_path, data)
-    chart = plot_report(report, json_path.with_suffix(".png"))
-    console.print(report.table(), highlight=False)
-    if report.llm.offline:
-        console.print("offline: extractive answers, no LLM-judged accuracy")
-    console.print(f"llm: {report.llm.summary()}", highlight=False)
-    console.print(f"report: {json_path}  chart: {chart}")
-
-
 @app.command("train-data")
 def train_data(
     ctx: typer.Context,
@@ -112,6 +74,7 @@ def train_data(
 ) -> None:
     """Collect decomposer training data (PIKE-RAG Algorithm 2) in a throwaway Neo4j; needs an LLM."""
     from kg.app.evaluation.qa import best_f1, isolated_kb, questions_of
+    from kg.app.evaluation.runner import corpus_documents
     from reasoning.bindings import default_ports
     from reasoning.training import collect_trajectories, write_training_data
 
@@ -122,7 +85,7 @@ def train_data(
     embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
     trajectories = []
     with make_llm(settings.llm, cache_dir=settings.cache_dir) as llm, \
-            isolated_kb(settings, embedder, llm, dataset, limit=limit) as store:
+            isolated_kb(settings, embedder, llm, corpus_documents(dataset, limit=limit)) as store:
         ports = default_ports(store, embedder, llm, reasoning_settings)
         for q in questions_of(dataset, limit):
             trajectories += collect_trajectories(q.question, q.answers, question_id=q.id, store=store, llm=llm,

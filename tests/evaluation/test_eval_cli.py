@@ -1,0 +1,57 @@
+"""``strata eval qa`` offline on a few questions of the shared HotpotQA sample, in its own throwaway Neo4j,
+then ``strata eval show`` on the report it wrote."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import kg.app.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
+from kg.app.cli import app
+from loaders import load_questions
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_path: Path) -> None:
+    dataset = shared_data / "hotpotqa_sample" / "hotpotqa_train.json"
+    questions = load_questions(dataset)[:3]
+    out = tmp_path / "qa.json"
+    env = {"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": "", "STRATA_EMBEDDER": "hash"}
+    runner = CliRunner()
+    result = runner.invoke(app, ["eval", "qa", "--dataset", str(dataset), "--methods", "naive-r,decompose",
+                                 "--limit", "3", "--json", str(out)], env=env)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text("utf-8"))
+    # The PIKE-RAG protocol: the knowledge base holds the three questions' own paragraphs, no more.
+    paragraphs = {p for q in questions for p in q.passages}
+    assert report["protocol"] == "question-paragraphs" and report["corpus"] is None
+    assert report["n_passages"] == len(paragraphs)
+    types = {q.type for q in questions}
+    for method in ("naive-r", "decompose"):
+        scores = report["results"][method]
+        assert set(scores["by_type"]) == types and scores["failed"] == 0.0
+        assert sum(t["questions"] for t in scores["by_type"].values()) == 3
+        assert 0.0 < scores["evidence_recall"] <= 1.0 and 0.0 < scores["evidence_precision"] <= 1.0
+    records = report["questions"]
+    assert [(r["method"], r["id"]) for r in records] == [(m, q.id) for m in ("naive-r", "decompose")
+                                                         for q in questions]
+    assert all(r["evidence"] and r["trace"] for r in records)
+    gold_titles = {q.id: set(q.gold_titles) for q in questions}
+    for r in records:  # a chunk is marked gold exactly when its title is one of its question's gold titles
+        assert all((c["gold"] is not None) == (c["title"] in gold_titles[r["id"]]) for c in r["evidence"])
+
+    first = questions[0]
+    shown = runner.invoke(app, ["eval", "show", str(out), "--question", first.id], env=env)
+    assert shown.exit_code == 0, shown.output
+    assert first.question in shown.output and "[naive-r]" in shown.output and "[decompose]" in shown.output
+    assert repr(records[0]["prediction"]) in shown.output
+    as_json = runner.invoke(app, ["eval", "show", str(out), "--question", first.id, "--json"], env=env)
+    assert json.loads(as_json.stdout) == [r for r in records if r["id"] == first.id]
+    table = runner.invoke(app, ["eval", "show", str(out)], env=env)
+    assert table.exit_code == 0 and "naive-r" in table.output and "EvRec" in table.output
+    missing = runner.invoke(app, ["eval", "show", str(out), "--question", "no-such-id"], env=env)
+    assert missing.exit_code == 2
