@@ -1,5 +1,5 @@
 """``strata eval qa`` offline on a few questions of the shared HotpotQA sample, in its own throwaway Neo4j,
-then ``strata eval show`` on the report it wrote."""
+then ``strata eval show`` on the report it wrote; and where the judge's endpoint comes from."""
 
 from __future__ import annotations
 
@@ -7,10 +7,14 @@ import json
 from pathlib import Path
 
 import pytest
+from pydantic import SecretStr
 from typer.testing import CliRunner
 
 import kg.app.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
 from kg.app.cli import app
+from kg.app.cli.commands.evaluate import judge_settings
+from kg.errors import ConfigError
+from kg.settings import LLMSettings
 from loaders import load_questions
 
 
@@ -55,3 +59,17 @@ def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_pa
     assert table.exit_code == 0 and "naive-r" in table.output and "EvRec" in table.output
     missing = runner.invoke(app, ["eval", "show", str(out), "--question", "no-such-id"], env=env)
     assert missing.exit_code == 2
+
+
+def test_the_judge_endpoint_comes_from_the_judge_options() -> None:
+    answering = LLMSettings(base_url="http://answer:8080/v1", model="qwen-1.5b", api_key=SecretStr("answer-key"),
+                            task_models={"judge": "qwen-0.5b"})
+    assert judge_settings(answering, None, None, None) is None  # the answering model judges
+    other = judge_settings(answering, "gpt-4o-mini", "https://judge.example/v1", "judge-key")
+    assert other is not None and (other.base_url, other.model) == ("https://judge.example/v1", "gpt-4o-mini")
+    assert other.api_key.get_secret_value() == "judge-key" and other.task_models == {}
+    same_endpoint = judge_settings(answering, "qwen-7b", None, None)
+    assert same_endpoint is not None and same_endpoint.base_url == "http://answer:8080/v1"
+    assert same_endpoint.api_key.get_secret_value() == "answer-key" and same_endpoint.model == "qwen-7b"
+    with pytest.raises(ConfigError, match="--judge-base-url"):
+        judge_settings(LLMSettings(), "gpt-4o-mini", None, None)  # offline answering, and no judge endpoint

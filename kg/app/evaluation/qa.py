@@ -241,9 +241,13 @@ class MethodResult(MethodScores):
     by_type: dict[str, MethodScores] = Field(default_factory=dict)
 
 
+def _rounded(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
 def _mean(values: Sequence[float | None]) -> float | None:
     defined = [v for v in values if v is not None]
-    return round(sum(defined) / len(defined), 4) if defined else None
+    return _rounded(sum(defined) / len(defined)) if defined else None
 
 
 def summarize(records: Sequence[QuestionRecord]) -> MethodScores:
@@ -369,7 +373,7 @@ def _answer_record(method: str, q: QAQuestion, answer_fn: AnswerFn, llm: LLM, co
                 judge_error = f"{type(exc).__name__}: {exc}"
     return QuestionRecord(
         method=method, id=q.id, type=q.type, question=q.question, gold=q.answers, gold_titles=q.gold_titles,
-        prediction=prediction, scores=scores, evidence_recall=recall, evidence_precision=precision,
+        prediction=prediction, scores=scores, evidence_recall=_rounded(recall), evidence_precision=_rounded(precision),
         evidence=evidence, calls=spent.calls,
         prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens, seconds=round(seconds, 3),
         unsupported_citations=out.unsupported_citations if out is not None else 0,

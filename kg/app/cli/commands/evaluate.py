@@ -17,7 +17,7 @@ from kg.shared.redaction import remember
 from reasoning import METHODS
 
 
-def _judge_settings(answering: LLMSettings, model: str | None, base_url: str | None,
+def judge_settings(answering: LLMSettings, model: str | None, base_url: str | None,
                     api_key: str | None) -> LLMSettings | None:
     """The judge's endpoint when one of the ``--judge-*`` options is given (None: the answering model
     judges). Unset parts are the answering model's; its per-task overrides do not apply to the judge."""
@@ -60,7 +60,7 @@ def eval_qa(
     if unknown:
         raise typer.BadParameter(f"unknown method(s) {unknown}: choose from {', '.join(METHODS)}")
     remember(judge_api_key)
-    judging = _judge_settings(settings.llm, judge_model, judge_base_url, judge_api_key)
+    judging = judge_settings(settings.llm, judge_model, judge_base_url, judge_api_key)
     questions = questions_of(dataset, limit)
     kb_corpus = QACorpus.of(dataset, corpus, limit=limit)
     console.print(f"{len(questions)} questions, {len(kb_corpus.documents)} passages ({kb_corpus.protocol})",
