@@ -1,41 +1,98 @@
-"""PIKE-RAG Algorithm 1: task solving with knowledge-aware decomposition.
+"""PIKE-RAG Algorithm 1: task solving with knowledge-aware decomposition, sized for small models.
 
-Context C0 is empty. For t = 1..N the LLM proposes atomic questions from the question and C(t-1)
-(task ``question_proposals``); each proposal retrieves its top-K atoms with cosine >= delta, hopping to their
-chunks and skipping chunks already in the context; the LLM selects the most useful atom or none (task
-``atom_selection``); the selected atom's chunk joins the context. The loop stops on no proposals, on the
-LLM judging the context sufficient, on no candidates, on none selected, or after N steps; the answer is
-then generated from C(t) (task ``answer``). Every step is recorded in a :class:`DecompositionTrace`.
+Context C0 is empty. For t = 1..N the LLM proposes atomic questions from the question and C(t-1), or says
+the context suffices (task ``question_proposals``: line 3 and the paper's "sufficient" early stop in one
+call); each new proposal retrieves its top-K atoms with cosine >= delta, hopping to their chunks and
+skipping chunks already in the context (line 4); the LLM selects the most useful candidate (task
+``atom_selection``, line 5) and its chunk joins the context. The answer is then generated from C(t)
+(task ``answer``, line 14). Every step is recorded in a :class:`DecompositionTrace`.
+
+What a small model needs, and what keeps the calls bounded:
+
+* candidates are shown one per chunk (the best-scored atom of each; choosing between atoms of one chunk
+  adds the same chunk), at most ``max_candidates``, numbered from 1;
+* a selection that is not a candidate's number (unparseable, out of range) takes the best-scored candidate
+  instead of ending the run, and the step's ``reason`` says so (``fallback: ...``); only an explicit null
+  ("none helps") stops, as in the paper;
+* no selection call when only one chunk is a candidate: there is nothing to choose;
+* the loop stops when the proposals only repeat earlier ones (they would find nothing the context lacks),
+  when no candidate is found (no new chunk), and before a step the call budget ``max_calls`` (which keeps
+  one call for the answer) could not pay for.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from kg.errors import LLMOutputError
 from kg.llm import AtomSelection, QuestionProposals
 from kg.retrieval.base import AtomCandidate, Hit
+from kg.shared.text import text_key
 from reasoning.core import Run
 from reasoning.evidence import render_evidence
 from reasoning.types import Answer, CandidateRecord, DecomposeStep, DecompositionStep, DecompositionTrace
 
-__all__ = ["STOP_REASONS", "collect_candidates", "decompose", "render_candidates"]
+__all__ = ["STOP_REASONS", "Choice", "choose_candidate", "collect_candidates", "decompose", "render_candidates"]
 
-STOP_REASONS = ("no_proposals", "sufficient", "no_candidates", "none_selected", "max_steps")
+STOP_REASONS = ("no_proposals", "repeated_proposals", "sufficient", "no_candidates", "none_selected",
+                "call_budget", "max_steps")
+
+_ANSWER_CALLS = 1
+"""Calls the budget keeps for the answer (line 14)."""
 
 
-def collect_candidates(run: Run, proposals: list[str], *, k: int, threshold: float, exclude: list[str]
-                       ) -> list[tuple[str, AtomCandidate]]:
-    """Line 4: ``(proposal, candidate)`` pairs over all proposals, each atom once (its best score)."""
+def collect_candidates(run: Run, proposals: list[str], *, k: int, threshold: float, exclude: list[str],
+                       limit: int | None = None) -> list[tuple[str, AtomCandidate]]:
+    """Line 4: ``(proposal, candidate)`` pairs over all proposals, best score first, one per chunk (its
+    best-scored atom: selecting another atom of the same chunk would add the same chunk), at most
+    ``limit``."""
     best: dict[str, tuple[str, AtomCandidate]] = {}
     for proposal in proposals:
         for cand in run.ports.atoms.candidates(proposal, k=k, threshold=threshold, exclude_chunk_ids=exclude):
-            if cand.hit.chunk_id in exclude:
+            chunk = cand.hit.chunk_id
+            if chunk in exclude:
                 continue  # the port must exclude them; this is checked, not trusted
-            if cand.atom_id not in best or cand.score > best[cand.atom_id][1].score:
-                best[cand.atom_id] = (proposal, cand)
-    return sorted(best.values(), key=lambda pc: -pc[1].score)
+            if chunk not in best or cand.score > best[chunk][1].score:
+                best[chunk] = (proposal, cand)
+    ranked = sorted(best.values(), key=lambda pc: -pc[1].score)
+    return ranked[:limit] if limit is not None else ranked
 
 
 def render_candidates(candidates: list[tuple[str, AtomCandidate]]) -> str:
-    return "\n".join(f"{i}. {cand.atom_text} (from: {cand.hit.title})" for i, (_, cand) in enumerate(candidates))
+    """The candidates as the selection prompt lists them, numbered from 1 (small models count from 1)."""
+    return "\n".join(f"{i}. {cand.atom_text} (from: {cand.hit.title})"
+                     for i, (_, cand) in enumerate(candidates, start=1))
+
+
+@dataclass(frozen=True)
+class Choice:
+    """Line 5's outcome: ``index`` into the candidates (0-based), None when the model said none helps;
+    ``fallback`` when the model's reply named no candidate and the best-scored one was taken."""
+
+    index: int | None
+    reason: str
+    fallback: bool = False
+
+
+def choose_candidate(run: Run, context: list[Hit], candidates: list[tuple[str, AtomCandidate]]) -> Choice:
+    """Line 5: the LLM picks the most useful candidate by its number (1-based), or null for none.
+
+    A reply that names no candidate (out of range, or output that stays invalid) falls back to the
+    best-scored candidate, and the reason says so: a small model's slip must not end the search.
+    """
+    try:
+        selection = run.task("atom_selection", AtomSelection, question=run.question,
+                             context=render_evidence(context), candidates=render_candidates(candidates),
+                             count=len(candidates))
+    except LLMOutputError as exc:
+        return Choice(0, f"fallback: unusable selection ({str(exc).splitlines()[0][:120]}); "
+                         "took the best-scored candidate", fallback=True)
+    if selection.index is None:
+        return Choice(None, selection.reason)
+    if 1 <= selection.index <= len(candidates):
+        return Choice(selection.index - 1, selection.reason)
+    return Choice(0, f"fallback: {selection.index} is not a candidate number (1-{len(candidates)}); "
+                     f"took the best-scored candidate. {selection.reason}".strip(), fallback=True)
 
 
 def decompose(run: Run) -> Answer:
@@ -52,12 +109,18 @@ def decompose(run: Run) -> Answer:
 def _decompose(run: Run, trace: DecompositionTrace) -> Answer:
     s = run.settings
     context: list[Hit] = []
+    asked: set[str] = set()  # every proposal so far, normalised
+    calls = 0  # tasks this loop issued (cache hits included, so a re-run follows the same path)
     trace.stop_reason = "max_steps"
     for t in range(1, s.max_steps + 1):
+        if calls + 1 + _ANSWER_CALLS > s.max_calls:
+            trace.stop_reason = "call_budget"
+            break
         step = DecompositionStep(index=t)
         trace.steps.append(step)
         proposed = run.task("question_proposals", QuestionProposals, question=run.question,
                             context=render_evidence(context), max_proposals=s.max_proposals)
+        calls += 1
         step.proposals = list(dict.fromkeys(p.strip() for p in proposed.proposals if p.strip()))[: s.max_proposals]
         step.sufficient = proposed.sufficient
         if proposed.sufficient and context:
@@ -70,9 +133,14 @@ def _decompose(run: Run, trace: DecompositionTrace) -> Answer:
         if not step.proposals:
             trace.stop_reason = "no_proposals"
             break
+        fresh = [p for p in step.proposals if text_key(p) not in asked]
+        if not fresh:
+            trace.stop_reason = "repeated_proposals"
+            break
+        asked.update(text_key(p) for p in fresh)
         exclude = [h.chunk_id for h in context]
-        candidates = collect_candidates(run, step.proposals, k=s.atom_k, threshold=s.atom_threshold,
-                                        exclude=exclude)
+        candidates = collect_candidates(run, fresh, k=s.atom_k, threshold=s.atom_threshold, exclude=exclude,
+                                        limit=s.max_candidates)
         step.candidates = [
             CandidateRecord(proposal=p, atom_id=c.atom_id, atom_text=c.atom_text, chunk_id=c.hit.chunk_id,
                             title=c.hit.title, score=round(c.score, 6))
@@ -81,16 +149,20 @@ def _decompose(run: Run, trace: DecompositionTrace) -> Answer:
         if not candidates:
             trace.stop_reason = "no_candidates"
             break
-        selection = run.task("atom_selection", AtomSelection, question=run.question,
-                             context=render_evidence(context), candidates=render_candidates(candidates))
-        step.reason = selection.reason
-        if selection.index is None or not 0 <= selection.index < len(candidates):
-            if selection.index is not None:
-                step.reason = f"index {selection.index} is not a candidate; {selection.reason}".strip("; ")
+        if len(candidates) == 1:
+            choice = Choice(0, "the only new chunk: no selection needed")
+        elif calls + 1 + _ANSWER_CALLS > s.max_calls:
+            choice = Choice(0, "fallback: the call budget leaves no selection; took the best-scored candidate",
+                            fallback=True)
+        else:
+            choice = choose_candidate(run, context, candidates)
+            calls += 1
+        step.reason = choice.reason
+        if choice.index is None:
             trace.stop_reason = "none_selected"
             break
-        _, chosen = candidates[selection.index]
-        step.selected, step.selected_atom = selection.index, chosen.atom_text
+        _, chosen = candidates[choice.index]
+        step.selected, step.selected_atom = choice.index, chosen.atom_text
         step.added_chunk_id, step.added_title = chosen.hit.chunk_id, chosen.hit.title
         context.append(chosen.hit)
     if not context:

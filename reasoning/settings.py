@@ -11,7 +11,10 @@ class ReasoningSettings(BaseModel):
     """Every setting a reasoning method reads; pass one to :func:`reasoning.answer`.
 
     Algorithm 1: ``max_steps`` (N = 5), ``atom_k`` (K, 4 per atomic query) and ``atom_threshold``
-    (delta = 0.5, cosine). Flat retrieval (R): ``flat_k`` = 16 at ``flat_threshold`` = 0.2. Hierarchical
+    (delta = 0.5, cosine); ``max_candidates`` chunks shown to the selection at most (one candidate atom per
+    chunk), and ``max_calls``, the LLM calls one question may spend, the answer's included (the loop stops
+    before a step it could not pay for; the paper's N = 5 steps of two calls each would spend 11).
+    Flat retrieval (R): ``flat_k`` = 16 at ``flat_threshold`` = 0.2. Hierarchical
     retrieval (H-R): ``hier_k`` = 8 chunks at ``hier_threshold`` = 0.5, plus ``atom_k`` = 4 more through
     atoms per atomic query (:attr:`hr_k`).
     Algorithm 2: ``explore_k`` (K' > K), ``explore_threshold`` (delta' < delta), ``ucb_alpha``,
@@ -23,6 +26,8 @@ class ReasoningSettings(BaseModel):
 
     max_steps: int = Field(default=5, ge=1)
     max_proposals: int = Field(default=5, ge=1)
+    max_candidates: int = Field(default=6, ge=1)
+    max_calls: int = Field(default=8, ge=2)
     atom_k: int = Field(default=4, ge=1)
     atom_threshold: float = 0.5
     flat_k: int = Field(default=16, ge=1)
@@ -36,6 +41,9 @@ class ReasoningSettings(BaseModel):
     proposal_temperature: float = Field(default=0.7, gt=0.0)
     rollouts: int = Field(default=3, ge=1)
     perspectives: tuple[str, ...] = ("a domain expert", "a sceptical reviewer", "a practitioner")
+    llm_citation_check: bool = False
+    """With an LLM: settle the close calls of the citation check by asking the model (check 2,
+    :mod:`reasoning.citations.entailment`); off, key tokens alone decide."""
 
     @property
     def hr_k(self) -> int:

@@ -29,11 +29,11 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from kg.llm import LLM, QUESTION_PROPOSALS, AtomSelection, Message, QuestionProposals, detect_language
+from kg.llm import LLM, QUESTION_PROPOSALS, Message, QuestionProposals, detect_language
 from kg.retrieval.base import Hit
 from kg.store.base import GraphStore
 from reasoning.core import Run, usage_snapshot
-from reasoning.decompose import collect_candidates, render_candidates
+from reasoning.decompose import choose_candidate, collect_candidates
 from reasoning.evidence import render_evidence, strip_markers
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
@@ -166,12 +166,11 @@ def _rollout(run: Run, state: UCBState, rollout: int, qid: str, gold: Sequence[s
         if not relevant:
             traj.stop_reason = "no_candidates"
             break
-        selection = run.task("atom_selection", AtomSelection, question=run.question,
-                             context=render_evidence(context), candidates=render_candidates(relevant))
-        if selection.index is None or not 0 <= selection.index < len(relevant):
+        choice = choose_candidate(run, context, relevant)
+        if choice.index is None:
             traj.stop_reason = "none_selected"
             break
-        proposal, chosen = relevant[selection.index]
+        proposal, chosen = relevant[choice.index]
         step.chosen_proposal, step.chosen_chunk_id = proposal, chosen.hit.chunk_id
         context.append(chosen.hit)
         state.visit(chosen.hit.chunk_id)

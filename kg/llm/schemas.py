@@ -68,7 +68,7 @@ class QuestionProposals(_Schema):
 
 
 class AtomSelection(_Schema):
-    """PIKE-RAG Algorithm 1: which candidate atom (0-based index) helps most, or None."""
+    """PIKE-RAG Algorithm 1: which candidate atom helps most, by its number as listed (from 1), or None."""
 
     index: int | None = None
     reason: str = ""

@@ -1,5 +1,6 @@
 """Algorithm 1 against the real Neo4j with the scripted LLM over HTTP: every stop condition, exclusion
-of chunks already in the context, and the trace's contents."""
+of chunks already in the context, the selection's 1-based numbers and its fallback, the call budget, and
+the trace's contents."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ from collections.abc import Callable
 from kg.llm import LLM
 from kg.testing import ScriptedLLMServer
 from reasoning import ReasoningSettings, answer
+from reasoning.types import Answer
 from tests.reasoning.conftest import ATOMS, EMBEDDER, Graph
 
 ANSWER = {"answer": "Morning Edition [1]", "citations": [1], "reasoning": "r"}
 
 
-def ask(graph: Graph, llm: LLM, **settings: object) -> object:
+def ask(graph: Graph, llm: LLM, **settings: object) -> Answer:
     return answer("Bob Edwards hosted what show later hosted by Renee Montagne?", store=graph.store,
                   embedder=EMBEDDER, llm=llm, method="decompose",
                   settings=ReasoningSettings.model_validate(settings))
@@ -29,7 +31,7 @@ def test_none_selected_stops_and_answers_from_the_questions_own_retrieval(
     server.script("question_proposals", {"proposals": [ATOMS["renee"][0]], "sufficient": False})
     server.script("atom_selection", {"index": None, "reason": "nothing helps"})
     server.script("answer", {"answer": "I cannot tell.", "citations": []})
-    out = ask(graph, make_model())
+    out = ask(graph, make_model(), atom_threshold=0.0)
     trace = out.decomposition
     assert trace.stop_reason == "none_selected; answered from the question's retrieval"
     assert len(trace.steps) == 1 and trace.steps[0].reason == "nothing helps"
@@ -43,7 +45,7 @@ def test_nothing_known_yet_makes_the_question_the_first_atomic_query(
         graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
     # A small model's premature "sufficient" (or no proposal) before any knowledge is collected.
     server.script("question_proposals", {"proposals": [], "sufficient": True})
-    server.script("atom_selection", {"index": 0, "reason": "r"})
+    server.script("atom_selection", {"index": 1, "reason": "r"})
     server.script("answer", ANSWER)
     out = ask(graph, make_model(), atom_threshold=0.0)
     steps = out.decomposition.steps
@@ -54,9 +56,9 @@ def test_nothing_known_yet_makes_the_question_the_first_atomic_query(
 def test_no_proposals_stops(graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
     server.script("question_proposals", {"proposals": [ATOMS["renee"][0]], "sufficient": False},
                   {"proposals": ["  "], "sufficient": False})
-    server.script("atom_selection", {"index": 0, "reason": "r"})
+    server.script("atom_selection", {"index": 1, "reason": "r"})
     server.script("answer", {"answer": "unknown", "citations": []})
-    out = ask(graph, make_model())
+    out = ask(graph, make_model(), atom_threshold=0.0)
     assert out.decomposition.stop_reason == "no_proposals"
     assert len(server.chat_requests("atom_selection")) == 1
 
@@ -76,7 +78,7 @@ def test_sufficient_after_one_chunk_then_cited_answer(
     server.script("question_proposals",
                   {"proposals": [ATOMS["renee"][0]], "sufficient": False},
                   {"proposals": [], "sufficient": True})
-    server.script("atom_selection", {"index": 0, "reason": "names the successor"})
+    server.script("atom_selection", {"index": 1, "reason": "names the successor"})
     server.script("answer", ANSWER)
     out = ask(graph, make_model())
     trace = out.decomposition
@@ -91,9 +93,10 @@ def test_sufficient_after_one_chunk_then_cited_answer(
 
 def test_max_steps_and_exclusion_of_used_chunks(
         graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
-    # Both steps propose the same atomic question: step 2 must not get the chunk already in the context.
-    server.script("question_proposals", {"proposals": [ATOMS["renee"][0], ATOMS["bob"][0]], "sufficient": False})
-    server.script("atom_selection", {"index": 0, "reason": "best"})
+    # Step 2 asks again for the chunk step 1 added: it must not be a candidate a second time.
+    server.script("question_proposals", {"proposals": [ATOMS["renee"][0], ATOMS["bob"][0]], "sufficient": False},
+                  {"proposals": [ATOMS["renee"][1], ATOMS["bob"][1]], "sufficient": False})
+    server.script("atom_selection", {"index": 1, "reason": "best"})
     server.script("answer", ANSWER)
     out = ask(graph, make_model(), max_steps=2, atom_threshold=0.5)
     trace = out.decomposition
@@ -102,7 +105,6 @@ def test_max_steps_and_exclusion_of_used_chunks(
     assert first.added_chunk_id == graph.chunks["renee"]
     assert graph.chunks["renee"] not in {c.chunk_id for c in second.candidates}
     assert second.added_chunk_id == graph.chunks["bob"]
-    assert ATOMS["renee"][0] not in user_text(server, "atom_selection", 1)
     assert trace.context_chunk_ids == [graph.chunks["renee"], graph.chunks["bob"]]
     assert len(server.chat_requests("question_proposals")) == 2
 
@@ -111,14 +113,15 @@ def test_trace_contents_usage_and_json(graph: Graph, server: ScriptedLLMServer,
                                        make_model: Callable[..., LLM]) -> None:
     server.script("question_proposals",
                   {"proposals": [ATOMS["bob"][0]], "sufficient": False}, {"proposals": [], "sufficient": True})
-    server.script("atom_selection", {"index": 0, "reason": "Bob's first show"})
+    server.script("atom_selection", {"index": 1, "reason": "Bob's first show"})
     server.script("answer", ANSWER)
-    out = ask(graph, make_model())
+    out = ask(graph, make_model(), atom_threshold=0.0)
     step = out.decomposition.steps[0]
     assert step.proposals == [ATOMS["bob"][0]]
     top = step.candidates[0]
     assert top.atom_text == ATOMS["bob"][0] and top.score > 0.98 and top.proposal == ATOMS["bob"][0]
-    assert all(c.score >= 0.5 for c in step.candidates)
+    assert len({c.chunk_id for c in step.candidates}) == len(step.candidates) > 1  # one candidate per chunk
+    assert "1. " + ATOMS["bob"][0] in user_text(server, "atom_selection", 0)  # numbered from 1
     assert step.selected == 0 and step.selected_atom == ATOMS["bob"][0] and step.reason == "Bob's first show"
     assert step.added_chunk_id == graph.chunks["bob"] and step.added_title == "Bob Edwards"
     reported = server.reported_usage()
@@ -139,3 +142,73 @@ def test_fine_tuned_proposer_model_is_used_for_proposals(
     ask(graph, make_model(task_models={"question_proposals": "ft:decomposer-1"}))
     assert server.chat_requests("question_proposals")[0].body["model"] == "ft:decomposer-1"
     assert server.chat_requests("answer")[0].body["model"] == "scripted-model"
+
+
+def test_a_number_that_is_no_candidate_falls_back_to_the_best_scored_and_goes_on(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": [ATOMS["bob"][0]], "sufficient": False},
+                  {"proposals": [ATOMS["renee"][0]], "sufficient": False}, {"proposals": [], "sufficient": True})
+    server.script("atom_selection", {"index": 0, "reason": "zero-based habit"}, "this is not JSON at all")
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(max_retries=0), atom_threshold=0.0)
+    first, second, third = out.decomposition.steps
+    # index 0 is no candidate's number: the best-scored candidate is taken and the loop goes on
+    assert first.selected == 0 and first.added_chunk_id == first.candidates[0].chunk_id == graph.chunks["bob"]
+    assert first.reason.startswith("fallback: 0 is not a candidate number")
+    # output that is no selection at all: the same fallback, not the end of the search
+    assert second.selected == 0 and second.added_chunk_id == second.candidates[0].chunk_id
+    assert second.reason.startswith("fallback: unusable selection")
+    assert third.sufficient and out.decomposition.stop_reason == "sufficient"
+
+
+def test_the_selected_number_counts_from_one(graph: Graph, server: ScriptedLLMServer,
+                                             make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": [ATOMS["bob"][0]], "sufficient": False},
+                  {"proposals": [], "sufficient": True})
+    server.script("atom_selection", {"index": 2, "reason": "the second"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), atom_threshold=0.0)
+    step = out.decomposition.steps[0]
+    assert step.selected == 1 and step.added_chunk_id == step.candidates[1].chunk_id
+    assert step.reason == "the second"
+
+
+def test_repeated_proposals_stop_without_another_selection(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": [ATOMS["bob"][0]], "sufficient": False},
+                  {"proposals": [" " + ATOMS["bob"][0].upper()], "sufficient": False})
+    server.script("atom_selection", {"index": 1, "reason": "r"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), atom_threshold=0.0)
+    trace = out.decomposition
+    assert trace.stop_reason == "repeated_proposals" and len(trace.steps) == 2
+    assert trace.steps[1].candidates == [] and trace.steps[1].added_chunk_id is None
+    assert len(server.chat_requests("atom_selection")) == 1
+    assert out.usage.calls == 4  # two proposals, one selection, the answer
+
+
+def test_one_new_chunk_needs_no_selection_call(graph: Graph, server: ScriptedLLMServer,
+                                               make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": [ATOMS["inskeep"][0]], "sufficient": False},
+                  {"proposals": [], "sufficient": True})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), atom_threshold=0.95)
+    step = out.decomposition.steps[0]
+    assert [c.chunk_id for c in step.candidates] == [graph.chunks["inskeep"]]
+    assert step.added_chunk_id == graph.chunks["inskeep"] and step.selected == 0
+    assert server.chat_requests("atom_selection") == []
+
+
+def test_the_call_budget_ends_the_loop_and_keeps_a_call_for_the_answer(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    # A model that never stops proposing something new.
+    server.script("question_proposals", *({"proposals": [q], "sufficient": False}
+                                          for qs in ATOMS.values() for q in qs))
+    server.script("atom_selection", {"index": 1, "reason": "r"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), atom_threshold=0.0, max_calls=5)
+    trace = out.decomposition
+    assert trace.stop_reason == "call_budget"
+    assert out.usage.calls <= 5 and out.usage.by_task["answer"] == 1
+    # 2 + 2 calls paid for two full steps; a third proposal would leave no call for the answer
+    assert len(trace.steps) == 2 and all(s.added_chunk_id for s in trace.steps)
