@@ -1,5 +1,5 @@
 """What every reasoning method shares: the run context, its answering strategy, LLM task calls, usage and
-cited answers."""
+cited answers held to their sources (:mod:`reasoning.citations`)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from kg.retrieval.base import Hit
 from kg.store.base import GraphStore
 from reasoning.answerer import Answerer
 from reasoning.answerers import answerer_for
+from reasoning.citations import CitationVerifier, hold_to_sources, verifier_for
 from reasoning.evidence import check_citations, ground_citations
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
@@ -56,6 +57,8 @@ class Run:
 
     def __post_init__(self, strategy: Answerer | None) -> None:
         self.answerer: Answerer = strategy or answerer_for(self.llm)
+        self.verifier: CitationVerifier = verifier_for(self.llm, self.settings)
+        """Checks that each citation supports its sentence (:func:`reasoning.citations.verifier_for`)."""
 
     def note(self, step: TraceStep) -> None:
         """Append ``step`` to the trace, numbered after the steps before it."""
@@ -89,10 +92,18 @@ class Run:
         """The answer from ``evidence``, citing it (:meth:`reasoning.answerer.Answerer.cited`)."""
         return self.answerer.cited(self, method, evidence, **extra)
 
+    def held(self, answer: Answer, asked: str | None = None) -> Answer:
+        """``answer`` with the citations that do not support their sentences dropped and counted, abstaining
+        when none is left (:func:`reasoning.citations.hold_to_sources`; ``asked``: the question its evidence
+        answers, when not the run's)."""
+        return hold_to_sources(answer, self.verifier, asked=asked)
+
     def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (), *,
-                allowed: Collection[int] | None = None, **extra: Any) -> Answer:
+                allowed: Collection[int] | None = None, asked: str | None = None, **extra: Any) -> Answer:
         """An LLM answer whose markers are checked against the evidence it was given (only the numbers in
-        ``allowed`` when the LLM saw only those)."""
+        ``allowed`` when the LLM saw only those), then held to its sources (:meth:`held`): a marker must
+        support its sentence, and an answer citing nothing (the model saying the sources do not hold it)
+        abstains."""
         cleaned, citations, dropped = check_citations(text, evidence, listed, allowed=allowed)
         if dropped:
             self.note(CitationsDroppedStep(detail={"markers": dropped, "evidence_given": len(evidence)}))
@@ -102,5 +113,6 @@ class Run:
                                                     "reason": "no cited chunk states the answer's terms"}))
             cleaned, citations, _ = check_citations(f"{cleaned} {''.join(f'[{n}]' for n in added)}", evidence,
                                                     [*listed, *added], allowed=allowed)
-        return Answer(question=self.question, answer=cleaned, method=method, offline=False, citations=citations,
-                      evidence=list(evidence), dropped_markers=dropped, **extra)
+        return self.held(Answer(question=self.question, answer=cleaned, method=method, offline=False,
+                                citations=citations, evidence=list(evidence), dropped_markers=dropped, **extra),
+                         asked)

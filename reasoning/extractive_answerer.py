@@ -25,16 +25,15 @@ _YEAR = re.compile(r"\b(1[5-9]\d{2}|20\d{2})\b")
 
 def extractive(run: RunContext, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
     """The short span (or best sentence) across the top evidence, cited with the hit it came from;
-    ``offline=True`` and the source sentence kept as ``supporting_sentence``."""
+    ``offline=True`` and the source sentence kept as ``supporting_sentence``. Held to its sources like an
+    LLM's answer: a span its hit does not support, or no evidence at all, abstains."""
     pick = extract(run.question, [h.text for h in evidence])
-    text = f"{pick.span} [{pick.hit + 1}]" if evidence and pick.span else ""
-    if not text:
-        text = "offline extractive answer: no evidence was found"
+    text = f"{pick.span} [{pick.hit + 1}]" if evidence and pick.span else ""  # nothing found: it abstains
     _, citations, _ = check_citations(text, evidence)
     run.note(OfflineExtractiveStep(detail={"support": pick.support, "sentence": pick.sentence, "hit": pick.hit + 1,
                                            "top_score": evidence[0].score if evidence else None}))
-    return Answer(question=run.question, answer=text, method=method, offline=True, citations=citations,
-                  evidence=list(evidence), supporting_sentence=pick.sentence or None, **extra)
+    return run.held(Answer(question=run.question, answer=text, method=method, offline=True, citations=citations,
+                           evidence=list(evidence), supporting_sentence=pick.sentence or None, **extra))
 
 
 def _beyond_the_record(run: RunContext) -> bool:
@@ -72,11 +71,10 @@ class OfflineAnswerer:
         return explanation, "offline template"
 
     def creative(self, run: RunContext, evidence: Sequence[Hit]) -> Answer:
-        answer = extractive(run, "creative", evidence)
-        answer.answer = ("offline: creative answers need an LLM (set STRATA_LLM_BASE_URL); the evidence "
-                         "found is listed below.")
-        answer.citations, answer.supporting_sentence = [], None
-        return answer
+        """No answer, and it says why: creative answers need an LLM; the evidence found is kept."""
+        return Answer(question=run.question, method="creative", offline=True, evidence=list(evidence),
+                      abstained=True, answer="offline: creative answers need an LLM (set STRATA_LLM_BASE_URL); "
+                                             "the evidence found is listed below.")
 
     def bridge(self, run: RunContext, rewritten: str, evidence: Sequence[Hit], first: str, inner: bool,
                aggregation: Aggregation) -> Answer:
@@ -85,8 +83,9 @@ class OfflineAnswerer:
         text = f"{pick.span} [{n}]: {first}{' [1]' if inner else ''}; from the evidence for " \
                f"\"{rewritten}\": {pick.sentence} [{n}]"
         _, citations, _ = check_citations(text, evidence)
-        return Answer(question=run.question, answer=text, method="bridge", offline=True, citations=citations,
-                      evidence=list(evidence), aggregation=aggregation, supporting_sentence=pick.sentence or None)
+        return run.held(Answer(question=run.question, answer=text, method="bridge", offline=True,
+                               citations=citations, evidence=list(evidence), aggregation=aggregation,
+                               supporting_sentence=pick.sentence or None), rewritten)
 
     def require_llm(self, purpose: str) -> None:
         raise ConfigError(f"{purpose} needs an LLM: set STRATA_LLM_BASE_URL")

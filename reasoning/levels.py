@@ -15,6 +15,11 @@
   rows when the counted noun names them ("how many sites ..."); a year or row label the question names
   filters the rows.
 * Bridging around a superlative (L2): the ranking of the relative clause first, then the bridge.
+
+Citations: an answer computed here from a table's rows (a ranking, a total, a forecast line) cites the table
+it was computed from, and its computed numbers are no claim a chunk could state; what a model writes (an L3
+explanation's drivers, the answers of :meth:`reasoning.core.Run.cited` and of the answerer's bridge) is held
+to its sources (:mod:`reasoning.citations`).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from kg.retrieval.base import Hit
 from kg.shared.tabular import parse_number
 from loaders import split_sentences
 from reasoning.answerer import Trend
+from reasoning.citations import hold_markers
 from reasoning.core import Run
 from reasoning.evidence import check_citations
 from reasoning.ports import TableInfo
@@ -156,12 +162,18 @@ def predictive(run: Run) -> Answer:
     explanation, source = run.answerer.explain_forecast(run, Trend(
         evidence=evidence, table=table, numbers=numbers, per_year=kind if kind == _MENTIONS else f"{kind} per year",
         markers=markers, slope=slope, predicted=predicted, year=year))
-    text, citations, dropped = check_citations(f"{what} for {year}: {predicted:.2f} ({numbers}) {markers}. "
-                                               f"Series: {shown}. {explanation}", evidence)
+    explanation, _, dropped = check_citations(explanation, evidence)
+    unsupported = 0
+    if source == "llm":  # the model's drivers must be stated by what they cite; the computed line is the code's
+        held = hold_markers(explanation, run.question, evidence, run.verifier)
+        explanation, unsupported = held.text, held.unsupported
+    text, citations, _ = check_citations(f"{what} for {year}: {predicted:.2f} ({numbers}) {markers}. "
+                                         f"Series: {shown}. {explanation}", evidence)
     forecast = Forecast(series=series, measure=kind, slope=slope, intercept=intercept, target_year=year,
                         predicted=predicted, explanation=explanation, explanation_source=source)
     return Answer(question=run.question, answer=text, method="predictive", offline=not run.answerer.uses_llm,
-                  citations=citations, evidence=evidence, dropped_markers=dropped, forecast=forecast)
+                  citations=citations, evidence=evidence, dropped_markers=dropped, forecast=forecast,
+                  unsupported_citations=unsupported)
 
 
 def creative(run: Run) -> Answer:
@@ -197,6 +209,8 @@ class _Plan:
     scope: str
     score: float
     year_column: str | None = None
+    uncovered_years: tuple[str, ...] = ()
+    """Years the question names that neither the table's rows nor its caption or text cover."""
 
 
 def _numeric(table: TableInfo, column: str) -> bool:
@@ -223,6 +237,7 @@ def _plan(table: TableInfo, question: str, label_noun: str | None) -> _Plan | No
         return None
     where: dict[str, str | float] = {}
     scope = ""
+    uncovered: list[str] = []
     surrounding = f"{table.context} {table.chunk.text if table.chunk else ''}"
     score = 2.0 * len(_words(" ".join(table.header)) & asked) + 2.0 * column_overlap
     score += len(_words(table.context) & asked) + 0.5 * len(_words(surrounding) & asked)
@@ -233,22 +248,25 @@ def _plan(table: TableInfo, question: str, label_noun: str | None) -> _Plan | No
             scope = f"{year}, as the table's {'caption' if year in table.context else 'text'} says"
         else:
             score -= 2.0  # the question names a year this table does not cover
+            uncovered.append(year)
     for row in table.rows:  # a row label the question names ("at Kestrel Ridge") filters the rows
         for c, v in row:
             if c in labels and len(v) > 2 and re.search(rf"\b{re.escape(v)}\b", question, re.I):
                 where[c] = v
     if label_noun and label and _words(label) & _words(label_noun):
         score += 3.0
-    return _Plan(table, column, label, where, scope, score, year_col)
+    return _Plan(table, column, label, where, scope, score, year_col, tuple(uncovered))
 
 
 def _best_plan(run: Run, question: str, label_noun: str | None, *, yearly: bool = False,
-               labelled: bool = False) -> _Plan | None:
+               labelled: bool = False, covering: bool = False) -> _Plan | None:
     """The best-scoring table plan (only tables with a year column when ``yearly``, only tables with a
-    column named like ``label_noun`` when ``labelled``)."""
+    column named like ``label_noun`` when ``labelled``, only tables covering every year the question names
+    when ``covering``)."""
     plans = [p for t in run.ports.tables.tables() if (p := _plan(t, question, label_noun)) is not None
              and (p.year_column or not yearly)
-             and (not labelled or bool(p.label and _words(p.label) & _words(label_noun or "")))]
+             and (not labelled or bool(p.label and _words(p.label) & _words(label_noun or "")))
+             and not (covering and p.uncovered_years)]
     best = max(plans, key=lambda p: p.score, default=None)
     run.note(TableChoiceStep(detail={"candidates": [(p.table.table_id, p.column, round(p.score, 2)) for p in plans],
                                      "chosen": best.table.table_id if best else None}))
@@ -280,7 +298,8 @@ def quantitative(run: Run) -> Answer | None:
     superlative = next((_SUPERLATIVE[w] for w in re.findall(r"\b\w+\b", lowered) if w in _SUPERLATIVE), None)
     label_match = _LABEL.search(question)
     label_noun = label_match.group("noun") if label_match else None
-    plan = _best_plan(run, question, label_noun)
+    # A total over the years a table has is no answer for a year it lacks: that question goes to retrieval.
+    plan = _best_plan(run, question, label_noun, covering=True)
     if plan is None:
         return None
     parts: list[str] = []
@@ -342,7 +361,7 @@ def bridge(run: Run) -> Answer | None:
         return None
     noun, inner = nested.group("noun"), nested.group("inner")
     descending = next((_SUPERLATIVE[w] for w in re.findall(r"\b\w+\b", inner.lower()) if w in _SUPERLATIVE), True)
-    plan = _best_plan(run, f"Which {noun} {inner}", noun, labelled=True)
+    plan = _best_plan(run, f"Which {noun} {inner}", noun, labelled=True, covering=True)
     if plan is None or plan.label is None:
         return None
     ranked = _ranked(run, plan, descending)

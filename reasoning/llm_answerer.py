@@ -75,7 +75,7 @@ class LLMAnswerer:
         context = render_evidence(evidence)
         out = run.task("answer", CitedAnswer, question=run.question,
                        context=f"{first} [1].\n\n{context}" if inner else context)
-        answer = run.checked("bridge", out.answer, evidence, out.citations)
+        answer = run.checked("bridge", out.answer, evidence, out.citations, asked=rewritten)
         answer.aggregation = aggregation
         return answer
 

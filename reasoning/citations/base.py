@@ -1,0 +1,36 @@
+"""The citation check's seam: a :class:`CitationVerifier` judges whether a cited chunk supports one sentence
+of an answer (:mod:`reasoning.citations.tokens`, always; :mod:`reasoning.citations.entailment`, with an LLM)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+__all__ = ["CitationVerifier", "Claim", "Support"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One sentence of an answer (markers stripped), the question it answers and the text of the chunk it
+    cites; ``whole_answer`` when the sentence is all the answer says (so it answers the question itself)."""
+
+    sentence: str
+    question: str
+    source: str
+    whole_answer: bool = False
+
+
+@dataclass(frozen=True)
+class Support:
+    """A verdict on a :class:`Claim`: whether the source supports it, the key-token ``score`` it rests on (the
+    share of the claim's key tokens found in the source's best passage), and which check decided (``by``)."""
+
+    supported: bool
+    score: float
+    by: Literal["tokens", "llm"]
+
+
+class CitationVerifier(Protocol):
+    """Decides whether a cited chunk supports the sentence that cites it."""
+
+    def support(self, claim: Claim) -> Support: ...

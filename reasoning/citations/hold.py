@@ -1,0 +1,136 @@
+"""Answers held to their sources: every citation marker is checked against the sentence that carries it,
+unsupported ones are dropped and counted, and an answer left with no supported citation abstains.
+
+What happens to an answer (:func:`hold_to_sources`):
+
+* each ``[n]`` in a sentence is checked by the run's :class:`~reasoning.citations.base.CitationVerifier` against
+  evidence ``n``: it stands when the evidence supports the sentence, or the clause the marker ends ("Vestas supplied
+  it [1], and an alarm was added [2]": [1] for its first half); a sentence that is only markers, "[2]", is checked
+  as the sentence before it. A marker that supports neither is removed from that sentence and counted in
+  ``unsupported_citations`` (once per sentence it was removed from). A number the model listed without writing it in
+  the text is kept when it supports some sentence of the answer (or the whole answer), else dropped and counted;
+* when no supported citation is left (including an answer that cited nothing, which is how the answer prompt
+  lets the model say the sources do not contain the answer, and an answer from no evidence at all), the answer
+  abstains: its text becomes :func:`abstention` ("The sources do not contain the answer to this question.";
+  in Chinese "资料中没有这个问题的答案。"), its citations are emptied and ``abstained`` is set; the evidence
+  that was searched stays on the answer;
+* left as they are: closed-book answers (an LLM method given no sources by design, :data:`CLOSED_BOOK_METHODS`,
+  the paper's baselines without retrieval, answers from the model's own knowledge and cites nothing), L4
+  creative answers (:data:`IDEA_METHODS`: ideas cite what they build on, which never states them; markers
+  naming no evidence are still dropped) and answers that already abstained (offline creative: no LLM).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kg.retrieval.base import Hit
+from kg.shared.text import detect_language
+from loaders import split_sentences
+from reasoning.citations.base import CitationVerifier, Claim
+from reasoning.evidence import MARKER, check_citations, strip_markers
+from reasoning.types import Answer
+
+__all__ = [
+    "ABSTENTIONS", "CLOSED_BOOK_METHODS", "IDEA_METHODS", "Held", "abstention", "hold_markers", "hold_to_sources",
+]
+
+ABSTENTIONS = {"en": "The sources do not contain the answer to this question.",
+               "zh": "资料中没有这个问题的答案。"}
+"""The one wording of an abstention, per language of the question."""
+CLOSED_BOOK_METHODS = frozenset({"zero-shot-cot", "self-ask"})
+"""Methods that, with an LLM, answer from the model's own knowledge with no sources given."""
+IDEA_METHODS = frozenset({"creative"})
+"""Methods whose answers propose ideas (PIKE-RAG's L4): a citation points at what an idea builds on, which never
+states the idea itself."""
+
+
+def abstention(question: str) -> str:
+    """The abstention's wording in the language of ``question``."""
+    return ABSTENTIONS[detect_language(question)]
+
+
+@dataclass(frozen=True)
+class Held:
+    """An answer text with its unsupported markers removed: ``listed`` are the listed-only numbers kept,
+    ``unsupported`` counts the markers removed."""
+
+    text: str
+    listed: list[int]
+    unsupported: int
+
+
+_MARKERS_RUN = re.compile(r"(?:\s*\[\d+\])+")
+
+
+def _clauses(sentence: str) -> dict[int, str]:
+    """Each marker's clause: the words of ``sentence`` between the markers before it and it ("A [1], and B
+    [2]." gives 1 "A" and 2 ", and B")."""
+    out: dict[int, str] = {}
+    last = 0
+    for run in _MARKERS_RUN.finditer(sentence):
+        for n in MARKER.findall(run.group()):
+            out.setdefault(int(n), sentence[last:run.start()])
+        last = run.end()
+    return out
+
+
+def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: CitationVerifier,
+                 listed: Sequence[int] = ()) -> Held:
+    """Remove from ``text`` (markers normalised, as :func:`reasoning.evidence.check_citations` leaves them)
+    each ``[n]`` whose evidence supports neither the sentence carrying it nor the clause it ends; keep the
+    ``listed`` numbers that support some sentence."""
+    spans = [(a, b) for a, b in split_sentences(text) if text[a:b].strip()] or [(0, len(text))]
+    claims: list[str] = []
+    for a, b in spans:
+        said = strip_markers(text[a:b])
+        claims.append(said if re.search(r"\w", said) else (claims[-1] if claims else strip_markers(text)))
+    whole = len(dict.fromkeys(claims)) == 1
+
+    def supports(n: int, *said: str) -> bool:
+        return any(verifier.support(Claim(s, question, evidence[n - 1].text, whole_answer=whole)).supported
+                   for s in dict.fromkeys(said) if re.search(r"\w", s))
+
+    unsupported = 0
+    pieces, last = [], 0
+    for (a, b), claim in zip(spans, claims, strict=True):
+        sentence = text[a:b]
+        for n, clause in _clauses(sentence).items():
+            if not supports(n, claim, strip_markers(clause)):
+                sentence = sentence.replace(f"[{n}]", "")
+                unsupported += 1
+        pieces += [text[last:a], sentence]
+        last = b
+    cleaned = "".join([*pieces, text[last:]])
+    cleaned = re.sub(r"[ \t]+([.,;:!?\u3002\uff0c])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned)).strip()
+    in_text = {int(m) for m in MARKER.findall(text)}
+    kept = []
+    for n in dict.fromkeys(listed):
+        if n in in_text:
+            continue
+        if supports(n, *claims):
+            kept.append(n)
+        else:
+            unsupported += 1
+    return Held(cleaned, kept, unsupported)
+
+
+def hold_to_sources(answer: Answer, verifier: CitationVerifier, *, asked: str | None = None) -> Answer:
+    """``answer`` with unsupported citations dropped and counted, abstaining when none is left; ``asked`` is
+    the question its evidence was retrieved for when that is not ``answer.question`` (a bridge's rewritten
+    question, "Who is the manager of South Bay?")."""
+    closed_book = not answer.offline and answer.method in CLOSED_BOOK_METHODS and not answer.evidence
+    if answer.abstained or closed_book or answer.method in IDEA_METHODS:
+        return answer
+    listed = [c.marker for c in answer.citations if not c.claims]
+    held = hold_markers(answer.answer, asked or answer.question, answer.evidence, verifier, listed)
+    _, citations, _ = check_citations(held.text, answer.evidence, held.listed)
+    unsupported = answer.unsupported_citations + held.unsupported
+    if not citations:
+        return answer.model_copy(update={"answer": abstention(answer.question), "citations": [],
+                                         "supporting_sentence": None, "abstained": True,
+                                         "unsupported_citations": unsupported})
+    return answer.model_copy(update={"answer": held.text, "citations": citations,
+                                     "unsupported_citations": unsupported})

@@ -1,0 +1,162 @@
+"""Check 1 of a citation, always run, offline and cheap: the cited chunk must contain the key tokens of the
+sentence that cites it.
+
+Key tokens are the numbers (thousands separators dropped: "84,000" is 84000), the words of three letters or
+more that are not function words (NFKC, case-folded, a plural "s" dropped) and, in CJK text, every pair of
+adjacent ideographs (CJK has no spaces to split words on; a lone ideograph counts alone). A sentence that is the
+whole answer, or does not restate any key token of the question ("13", "Bob Edwards"), answers the question
+itself: its claim is "the answer to the question is ...", so the question's key tokens join its own (its
+numbers too: "16" answers "How many were approved in 2023?" only where 2023 is stated).
+
+The claim is looked for in the chunk's best passage, two adjacent sentences (a table row is a sentence, read with
+its table's header row), not across the whole chunk: a number that appears somewhere in a chunk does not support a
+claim about something the chunk states elsewhere. The ``score`` is the share of the claim's key tokens in that
+passage (when the question joined the claim, at most the share of the question's key tokens there: the passage must
+be about what was asked, not only repeat the answer's words); the chunk supports the sentence when every number of
+the claim is in the passage and the score is at least :data:`SUPPORT_THRESHOLD` (0.5). Scores in :data:`UNDECIDED`
+(0.25 to 0.75) with no number missing are close calls that an LLM's entailment check settles when one is enabled
+(:mod:`reasoning.citations.entailment`).
+
+>>> claim = Claim("The repair cost EUR 84,000.", "What did the repair cost?",
+...               "Turbine T-14 lost its gearbox. The repair took 12 days and cost EUR 84,000.")
+>>> TokenVerifier().support(claim)
+Support(supported=True, score=1.0, by='tokens')
+>>> table = "| year | failures |\\n|---|---|\\n| 2024 | 13 |"
+>>> TokenVerifier().support(Claim("13", "Who is the CEO of Borealis Wind?", table))
+Support(supported=False, score=0.0, by='tokens')
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from kg.shared.text import CJK_CHARACTERS, is_cjk
+from loaders import split_sentences
+from reasoning.citations.base import Claim, Support
+
+__all__ = ["SUPPORT_THRESHOLD", "UNDECIDED", "TokenScore", "TokenVerifier", "key_tokens", "passages", "score"]
+
+SUPPORT_THRESHOLD = 0.5
+"""The least share of a claim's key tokens the cited passage must contain to support it."""
+UNDECIDED = (0.25, 0.75)
+"""Scores from the first (inclusive) to the second (exclusive) are close calls: an entailment check, when
+enabled, decides them instead of the threshold."""
+
+_TOKEN = re.compile(rf"\d+(?:[.,]\d+)*|[^\W\d_{CJK_CHARACTERS}]{{3,}}|[{CJK_CHARACTERS}]+")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?:\D|$))")
+_FUNCTION_WORDS = """
+a about above after again against all also although among and another any are around as at be because been
+before being below between both but by can cannot could did does doing done down during each either else even
+ever every few for from further had has have having her here hers him his how however into its itself just
+least less like made make many may might more most much must neither nor not now off once only onto other
+others our ours out over own per rather same shall she should since some such than that the their theirs them
+then there these they this those though through thus too toward under until upon very was were what whatever
+when where whether which while who whom whose why will with within without would yes yet you your yours
+answer answers source sources question questions text
+"""
+_STOPWORDS = frozenset(_FUNCTION_WORDS.split())
+_CJK_QUESTION_PAIRS = "什么 多少 哪个 哪些 哪里 为什 么时 时候 怎么 如何 是否 资料 没有 问题 答案"
+_CJK_STOP = frozenset(_CJK_QUESTION_PAIRS.split())
+_TABLE_ROW = re.compile(r"^\s*\|")
+_TABLE_RULE = re.compile(r"^\s*\|[\s:|-]+\|?\s*$")
+
+
+def key_tokens(text: str) -> set[str]:
+    """The key tokens of ``text`` (see the module's description).
+
+    >>> sorted(key_tokens("Bob Edwards hosted 2 shows, worth EUR 84,000, in 北湖风电场."))
+    ['2', '84000', 'bob', 'edward', 'eur', 'hosted', 'show', 'worth', '北湖', '湖风', '电场', '风电']
+    """
+    out: set[str] = set()
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()):
+        if token[0].isdigit():
+            out.add(_THOUSANDS.sub("", token).rstrip(".,"))
+        elif is_cjk(token[0]):
+            pairs = {token[i:i + 2] for i in range(len(token) - 1)} or {token}
+            out.update(p for p in pairs if p not in _CJK_STOP)
+        elif token not in _STOPWORDS:
+            out.add(token[:-1] if len(token) > 3 and token.endswith("s") and not token.endswith("ss") else token)
+    return out
+
+
+
+def passages(source: str) -> list[str]:
+    """The passages of ``source`` a claim is looked for in: each sentence with the next one when both are
+    prose, each table row alone with its table's header row (two rows are two records, never one passage).
+
+    >>> passages("Prices rose. They fell.\\n\\n| year | price |\\n|---|---|\\n| 2023 | 12 |\\n| 2024 | 13 |")
+    ['Prices rose. They fell.', 'They fell.', '| year | price | | 2023 | 12 |', '| year | price | | 2024 | 13 |']
+    """
+    lines = [source[a:b].strip() for a, b in split_sentences(source) if source[a:b].strip()]
+    units: list[tuple[str, bool]] = []  # (text, is a table row)
+    header = ""
+    for i, line in enumerate(lines):
+        if _TABLE_RULE.match(line):
+            continue
+        if not _TABLE_ROW.match(line):
+            header = ""
+            units.append((line, False))
+        elif i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+            header = line  # the row above a table's rule names the columns of the rows below it
+        else:
+            units.append((f"{header} {line}".strip(), True))
+    out = []
+    for i, (text, row) in enumerate(units):
+        following = units[i + 1] if i + 1 < len(units) else None
+        out.append(f"{text} {following[0]}" if not row and following and not following[1] else text)
+    return out or [source]
+
+
+@dataclass(frozen=True)
+class TokenScore:
+    """Check 1's reading of a claim: the share of its key tokens in the source's best passage, and the
+    claim's numbers that passage lacks."""
+
+    score: float
+    missing_numbers: tuple[str, ...]
+
+    @property
+    def supported(self) -> bool:
+        return not self.missing_numbers and self.score >= SUPPORT_THRESHOLD
+
+    @property
+    def undecided(self) -> bool:
+        """A close call an entailment check may settle (never one with a number the passage lacks)."""
+        return not self.missing_numbers and UNDECIDED[0] <= self.score < UNDECIDED[1]
+
+
+def claim_tokens(claim: Claim) -> tuple[set[str], set[str]]:
+    """``(key tokens of the claim, the question's key tokens it must be about)``: the question joins the claim
+    of a sentence that is the whole answer or shares no key token with the question (it answers the question
+    itself, not a part of it); else the second set is empty."""
+    own, asked = key_tokens(claim.sentence), key_tokens(claim.question)
+    context = asked if claim.whole_answer or not own & asked else set()
+    return own | context, context
+
+
+def score(claim: Claim) -> TokenScore:
+    """The best passage's score for the claim, and the claim's numbers that passage lacks."""
+    wanted, context = claim_tokens(claim)
+    if not wanted:
+        return TokenScore(0.0, ())
+    numbers = {t for t in wanted if t[0].isdigit()}
+    best: tuple[float, tuple[str, ...]] = (0.0, tuple(sorted(numbers)))
+    for passage in passages(claim.source):
+        found = key_tokens(passage) & wanted
+        share = len(found) / len(wanted)
+        if context:  # about what was asked, not only sharing the answer's words
+            share = min(share, len(found & context) / len(context))
+        candidate = (round(share, 4), tuple(sorted(numbers - found)))
+        if (not candidate[1], candidate[0]) > (not best[1], best[0]):
+            best = candidate
+    return TokenScore(*best)
+
+
+class TokenVerifier:
+    """:class:`reasoning.citations.base.CitationVerifier` by key tokens alone (check 1)."""
+
+    def support(self, claim: Claim) -> Support:
+        found = score(claim)
+        return Support(supported=found.supported, score=found.score, by="tokens")
