@@ -120,6 +120,10 @@ class AskResult(_Out):
     trace: list[TraceSummary]
     stop_reason: str | None
     dropped_markers: list[int] = Field(description="Markers the answer used that pointed at no evidence (removed).")
+    unsupported_citations: int = Field(
+        0, description="Citations removed because the cited chunk does not support the sentence citing it.")
+    abstained: bool = Field(
+        False, description="True when no supported citation was left: the answer says the sources do not hold it.")
     llm_calls: int
     llm_tokens: int
 

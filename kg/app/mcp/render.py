@@ -68,6 +68,11 @@ def ask_text(r: AskResult) -> str:
         lines.append("No evidence was found.")
     if r.dropped_markers:
         lines.append(f"Markers removed because they pointed at no evidence: {r.dropped_markers}")
+    if r.unsupported_citations:
+        lines.append(f"Citations removed because the cited chunk does not support the sentence: "
+                     f"{r.unsupported_citations}")
+    if r.abstained:
+        lines.append("Abstained: no source supports an answer.")
     if r.trace:
         lines += ["", "Trace:"] + [f"{t.index}. {t.kind}: {t.summary}" for t in r.trace]
     if r.stop_reason:

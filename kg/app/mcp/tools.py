@@ -149,7 +149,8 @@ def answer_result(kb_name: str, answer: Answer) -> AskResult:
                                char_end=h.char_end, score=round(h.score, 4), snippet=_snippet(h.text))
                   for h in answer.evidence],
         trace=[_trace(step) for step in answer.trace], stop_reason=answer.stop_reason,
-        dropped_markers=list(answer.dropped_markers), llm_calls=answer.usage.calls, llm_tokens=answer.usage.tokens,
+        dropped_markers=list(answer.dropped_markers), unsupported_citations=answer.unsupported_citations,
+        abstained=answer.abstained, llm_calls=answer.usage.calls, llm_tokens=answer.usage.tokens,
     )
 
 

@@ -33,6 +33,11 @@ def _print_answer(out: Answer, trace: bool) -> None:
     console.print(table)
     if out.dropped_markers:
         console.print(f"[red]dropped citation markers not in the evidence given:[/] {out.dropped_markers}")
+    if out.unsupported_citations:
+        console.print(f"[red]dropped citations whose chunk does not support the sentence:[/] "
+                      f"{out.unsupported_citations}")
+    if out.abstained:
+        console.print("[yellow]abstained:[/] no source supports an answer", highlight=False)
     if trace:
         if out.decomposition is not None:
             console.print(out.decomposition.render(), highlight=False)

@@ -1,0 +1,40 @@
+"""The demo corpus's unanswerable questions (``tests/reasoning/unanswerable.json``), offline: every method
+abstains on each (and the MCP tool's view says so), and the demo's factual question is still answered with
+citations."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+from kg.app.client import Strata
+from kg.app.demo import CORPUS, QUESTIONS
+from kg.app.mcp.render import ask_text
+from kg.app.mcp.tools import answer_result
+from reasoning import METHODS
+from reasoning.citations import ABSTENTIONS
+
+UNANSWERABLE = [q for q in json.loads((Path(__file__).parents[1] / "reasoning" / "unanswerable.json")
+                                      .read_text("utf-8"))["questions"] if q["corpus"] == "demo"]
+
+
+def test_every_method_abstains_offline_on_the_demo_corpus_unanswerable_questions(
+        make_kb: Callable[[str], Strata]) -> None:
+    kb = make_kb("default")
+    assert {f.status for f in kb.load([CORPUS]).files} == {"loaded"}
+    kb.distill()
+    answered = []
+    for q in UNANSWERABLE:
+        for method in METHODS:
+            out = kb.ask(q["question"], method=method)
+            assert out.offline
+            if not out.abstained:
+                answered.append((q["id"], method, out.answer))
+            else:
+                assert out.answer == ABSTENTIONS["en"] and not out.citations
+                shown = answer_result("default", out)  # the MCP tool's view says so too
+                assert shown.abstained and "Abstained: no source supports an answer." in ask_text(shown)
+    assert answered == []
+    factual = kb.ask(QUESTIONS[0].question)
+    assert not factual.abstained and factual.citations, factual.answer
