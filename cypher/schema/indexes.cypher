@@ -25,3 +25,7 @@ CREATE INDEX document_mentions_pending IF NOT EXISTS FOR (n:Document) ON (n.ment
 CREATE INDEX document_file IF NOT EXISTS FOR (n:Document) ON (n.file);
 // The newest load, which the ppr retriever's projection follows (retrieval/ppr_version).
 CREATE INDEX document_loaded_at IF NOT EXISTS FOR (n:Document) ON (n.loaded_at);
+// Chunks retrieval does not see (label HiddenChunk, which no retrieval index covers): a large document's new
+// version while it is written in several transactions, an old one while it is deleted in several.
+CREATE INDEX hidden_chunk_id IF NOT EXISTS FOR (n:HiddenChunk) ON (n.id);
+CREATE INDEX hidden_chunk_document IF NOT EXISTS FOR (n:HiddenChunk) ON (n.document_id);

@@ -78,6 +78,19 @@ class IdsRow(TypedDict):
     ids: list[str]
 
 
+class DeletedRow(TypedDict):
+    deleted: int
+
+
+class RevealedRow(TypedDict):
+    revealed: int
+
+
+class RetiredRow(TypedDict):
+    id: str
+    resumed: bool
+
+
 class NeighbourRow(TypedDict):
     chunk_id: str
     order: int
@@ -154,6 +167,14 @@ FIND_DOCUMENT = Query("graph/find_document", DocumentRow)
 FILE_DOCUMENTS = Query("graph/file_documents", DocumentRow)
 DOCUMENT_STATES = Query("graph/document_states", DocumentStateRow)
 SHARED_CANDIDATES = Query("graph/shared_candidates", IdsRow)
+COUNT_CHUNKS = Query("graph/count_chunks", CountRow)
+RETIRE_DOCUMENTS = Query("graph/retire_documents", RetiredRow)
+DELETE_OWNED_BATCH = Query("graph/delete_owned_batch", DeletedRow)
+"""Template: ``DELETE_OWNED_BATCH.render(label=...)``."""
+DELETE_HIDDEN_BATCH = Query("graph/delete_hidden_batch", DeletedRow)
+REVEAL_CHUNKS = Query("graph/reveal_chunks", RevealedRow)
+SWEEP_ORPHANS = Query("graph/sweep_orphans", DeletedRow)
+"""Template: ``SWEEP_ORPHANS.render(label=...)``."""
 MENTIONS_PENDING = Query("graph/mentions_pending", IdRow)
 CHUNK_CONTEXT = Query("graph/chunk_context", ChunkContextRow)
 FIND_ENTITIES = Query("graph/find_entities", EntityMatchRow)
@@ -219,6 +240,7 @@ class TitleLinkRow(PathChunkRow):
 
 class HybridRow(SourcedChunkRow):
     links: list[PathChunkRow] | None
+    question_links: list[PathChunkRow] | None  # on the first row only, when asked for
 
 
 class PresentRow(TypedDict):
@@ -289,16 +311,9 @@ class PPRSeedRow(TypedDict):
     chunks: int
 
 
-class PPRVersionRow(TypedDict):
-    chunks: int
-    entities: int
-    facts: int
-    mentions: int
-    subjects: int
-    objects: int
-    references: int
-    documents: int
-    loaded_at: str
+class PPRSeedsRow(TypedDict):
+    seeds: list[PPRSeedRow]
+    version: list[int | str]  # the counts and the newest load the projection is named after
 
 
 class PPRProjectRow(TypedDict):
@@ -338,8 +353,7 @@ class ChunkIdRow(TypedDict):
     chunk_id: str
 
 
-PPR_SEEDS = Query("retrieval/ppr_seeds", PPRSeedRow)
-PPR_VERSION = Query("retrieval/ppr_version", PPRVersionRow)
+PPR_SEEDS = Query("retrieval/ppr_seeds", PPRSeedsRow)
 PPR_GDS = Query("retrieval/ppr_gds", PresentRow)
 PPR_GRAPHS = Query("retrieval/ppr_graphs", GraphNameRow)
 PPR_DROP = Query("retrieval/ppr_drop", GraphNameRow)
@@ -353,13 +367,26 @@ PPR_FILTER = Query("retrieval/ppr_filter", ChunkIdRow)
 # -- distilled layer -----------------------------------------------------------------------------------------
 
 
-class PendingChunkRow(TypedDict):
+class ClaimCandidateRow(TypedDict):
+    id: str
+    document_id: str
+
+
+class ClaimedChunkRow(TypedDict):
     id: str
     document_id: str
     text: str | None
     title: str
     order: int
     summary: str
+
+
+class PendingTotalRow(TypedDict):
+    pending: int
+
+
+class LeaseOwnerRow(TypedDict):
+    owner: str
 
 
 class PendingCountRow(TypedDict):
@@ -443,7 +470,11 @@ class TagClassesRow(TypedDict):
 # ``class`` is a Python keyword: this row type is declared in the functional form.
 TagForTermRow = TypedDict("TagForTermRow", {"name": str, "class": str | None, "direct": bool})
 
-PENDING_CHUNKS = Query("distill/pending_chunks", PendingChunkRow)
+CLAIM_CANDIDATES = Query("distill/claim_candidates", ClaimCandidateRow)
+CLAIM_DOCUMENTS = Query("distill/claim_documents", ClaimCandidateRow)
+CLAIM_CHUNKS = Query("distill/claim_chunks", ClaimedChunkRow)
+LEASE_OWNERS = Query("distill/lease_owners", LeaseOwnerRow)
+PENDING_TOTAL = Query("distill/pending_total", PendingTotalRow)
 PENDING_COUNTS = Query("distill/pending_counts", PendingCountRow)
 CHUNK_TABLES = Query("distill/chunk_tables", ChunkTableRow)
 CHUNK_FACTS = Query("distill/chunk_facts", ChunkFactRow)
@@ -501,3 +532,11 @@ ROWS_WITH_CELL = Query("reasoning/rows_with_cell", CellRow)
 def all_queries() -> list[Query[Any]]:
     """Every typed query handle of this module (what the row-type test checks)."""
     return [value for value in globals().values() if isinstance(value, Query)]
+
+
+class ChunkEmbeddingRow(TypedDict):
+    chunk_id: str
+    embedding: list[float]
+
+
+CHUNK_EMBEDDINGS = Query("meta/chunk_vectors", ChunkEmbeddingRow)

@@ -187,7 +187,7 @@ class Ingestor:
         password: str | None = None,
         llm: LLM | None = None,
     ) -> None:
-        self.writer = DocumentWriter(store, batch_size=batch_size)
+        self.writer = DocumentWriter(store, batch_size=batch_size, staged_chunks=group_chunks)
         self.embedder = embedder
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap

@@ -27,11 +27,17 @@ import numpy as np
 import numpy.typing as npt
 
 from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
-from kg.layers.resource.documents import await_fulltext, delete_in, document_props
+from kg.layers.resource.documents import (
+    ATOMIC_DELETE_CHUNKS,
+    await_fulltext,
+    delete_documents,
+    delete_in,
+    document_props,
+)
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction
 from kg.store.lucene import name_query
-from kg.store.queries import DOCUMENT_STATES
+from kg.store.queries import COUNT_CHUNKS, DOCUMENT_STATES, REVEAL_CHUNKS
 from loaders.models import Chunk, Sentence, SourceDocument
 
 __all__ = [
@@ -139,12 +145,14 @@ class _GroupRows:
 @dataclass
 class _Planned:
     """A group ready for its transaction: the documents (for outcomes in order), their stored hashes, the
-    ones to write and their rows (None when every document is unchanged)."""
+    ones to write and their rows (None when every document is unchanged), and the large ones written
+    alone in several transactions (:meth:`DocumentWriter._write_staged`)."""
 
     docs: Sequence[PreparedDocument]
     known: dict[str, str]
     todo: list[PreparedDocument]
     rows: _GroupRows | None
+    staged: list[PreparedDocument] = field(default_factory=list)  # written alone, in several transactions
 
 
 def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
@@ -259,9 +267,10 @@ def document_groups(docs: Iterable[PreparedDocument],
 class DocumentWriter:
     """Batched writer of prepared documents (see the module docstring)."""
 
-    def __init__(self, store: GraphStore, *, batch_size: int = 1000) -> None:
+    def __init__(self, store: GraphStore, *, batch_size: int = 1000, staged_chunks: int = GROUP_CHUNKS) -> None:
         self.store = store
         self.batch_size = batch_size
+        self.staged_chunks = staged_chunks
 
     def states(self, ids: list[str]) -> dict[str, str]:
         return {r["id"]: r["sha256"] for r in self.store.read(DOCUMENT_STATES, ids=ids)}
@@ -291,12 +300,27 @@ class DocumentWriter:
 
     def _plan(self, docs: Sequence[PreparedDocument]) -> _Planned:
         known = self.states([d.id for d in docs])
-        todo = [d for d in docs if known.get(d.id) != d.source.sha256]
-        return _Planned(docs, known, todo, _GroupRows.build(todo, self.batch_size) if todo else None)
+        changed = [d for d in docs if known.get(d.id) != d.source.sha256]
+        todo = [d for d in changed if len(d.chunks) <= self.staged_chunks]
+        staged = [d for d in changed if len(d.chunks) > self.staged_chunks]
+        return _Planned(docs, known, todo, _GroupRows.build(todo, self.batch_size) if todo else None, staged)
 
     def _commit(self, planned: _Planned) -> list[WriteOutcome]:
         docs, known, todo = planned.docs, planned.known, planned.todo
         outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if known.get(d.id) == d.source.sha256}
+        replaced = [d.id for d in todo if d.id in known]
+        if replaced and self.store.read(COUNT_CHUNKS, ids=replaced)[0]["count"] > ATOMIC_DELETE_CHUNKS:
+            # An old version too large to delete in the transaction that writes the new one goes first (hidden
+            # at once, then deleted in batches); the new one is reported as replaced.
+            delete_documents(self.store, replaced)
+        for doc in planned.staged:
+            try:
+                outcomes[doc.id] = self._write_staged(doc, replaced=doc.id in known)
+            except Neo4jUnavailable:
+                raise
+            except Neo4jError as exc:
+                delete_documents(self.store, [doc.id])  # what was written of it: nothing half-written stays
+                outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
         if planned.rows is not None:
             try:
                 outcomes.update(self._write_or_settle(todo, planned.rows, known))
@@ -314,6 +338,54 @@ class DocumentWriter:
                     except Neo4jError as exc:
                         outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
         return [outcomes[d.id] for d in docs]
+
+    def _write_staged(self, doc: PreparedDocument, *, replaced: bool) -> WriteOutcome:
+        """A document of more than ``staged_chunks`` chunks, in transactions of ``batch_size`` chunks: the old
+        version is deleted (hidden at once, then in batches); the document node and its sections are written
+        marked ``loading`` (no content hash yet), then its chunks batch by batch as ``HiddenChunk`` (no
+        retrieval index or query sees them), and the last transaction reveals them all, with the tables,
+        figures and references. Retrieval sees the whole new version or none of it; an interruption leaves
+        the document ``loading``, and the next load of its file writes it again."""
+        size = self.batch_size
+        if replaced:
+            delete_documents(self.store, [doc.id], batch=size, atomic_chunks=0)
+        rows = _rows([doc])
+        flat = _flat(rows.documents)
+
+        def head(tx: Transaction) -> None:
+            created = tx.run_batches("graph/create_documents", flat.documents, batch_size=size, encode=on_wire)
+            created += tx.run_batches("graph/create_sections", flat.sections, batch_size=size, encode=on_wire)
+            if created != 1 + len(flat.sections):
+                raise Neo4jError(f"the document statements created {created} of {1 + len(flat.sections)} nodes")
+            tx.run("graph/mark_loading", ids=[doc.id])
+            tx.run_batches("graph/link_sections", flat.sections, batch_size=size)
+
+        self.store.atomic(head)
+        for start in range(0, len(flat.chunks), size):
+            part = flat.chunks[start:start + size]
+            links = [{"a": a["id"], "b": b["id"]} for a, b in itertools.pairwise(flat.chunks[max(0, start - 1):
+                                                                                               start + size])]
+
+            def body(tx: Transaction, part: list[dict[str, Any]] = part, links: list[dict[str, str]] = links) -> None:
+                tx.run_batches("graph/create_hidden_chunks", part, batch_size=size, encode=on_wire)
+                tx.run_batches("graph/link_hidden_next", links, batch_size=size)
+
+            self.store.atomic(body)
+
+        def reveal(tx: Transaction) -> None:
+            shown = tx.run(REVEAL_CHUNKS, id=doc.id)
+            if not shown or shown[0]["revealed"] != len(flat.chunks):
+                raise Neo4jError(f"{doc.id}: {shown[0]['revealed'] if shown else 0} of {len(flat.chunks)} chunks "
+                                 "were written; the document stays loading and the next load writes it again")
+            for name, items in (("graph/create_tables", rows.tables), ("graph/create_figures", rows.figures)):
+                made = tx.run_batches(name, items, batch_size=size)
+                if made != len(items):
+                    raise Neo4jError(f"{name} created {made} of {len(items)} nodes; nothing was written")
+            tx.run_batches("graph/link_references", rows.references, batch_size=size)
+
+        self.store.atomic(reveal)
+        return WriteOutcome(doc.id, "replaced" if replaced else "loaded", sections=len(doc.source.sections),
+                            chunks=len(doc.chunks), tables=len(doc.source.tables), figures=len(doc.source.figures))
 
     def _write_or_settle(self, docs: list[PreparedDocument], rows: _GroupRows,
                          known: dict[str, str]) -> dict[str, WriteOutcome]:

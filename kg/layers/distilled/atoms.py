@@ -9,9 +9,9 @@ written as ``(:Atom {kind, text, source, embedding})-[:ATOM_OF]->(:Chunk)``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import AtomExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import text_key
@@ -22,10 +22,9 @@ __all__ = ["AtomsLayer"]
 class AtomsLayer(ExtractorLayer[AtomExtractor]):
     name = "atoms"
     llm_tasks = ("atomic_questions",)
-    independent_batches = True
     clear = ("distill/clear_atoms",)
 
-    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
         kind, source = self.extractor.kind, self.extractor.source
         per_chunk = self.extractor.atoms(chunks, built)

@@ -5,9 +5,12 @@ How a layer extracts (with the LLM or offline) is its extractor strategy, chosen
 (:mod:`kg.layers.distilled.extractors`); the layers themselves never ask which mode they run in.
 
 A layer builds a batch (LLM calls, embeddings, resolution: everything that can fail) before anything is
-written; :meth:`Layer.write` then clears what an earlier run left for those chunks, writes the new nodes
-and marks the chunks done, all in one transaction. A chunk is therefore either fully distilled for a
-layer (and marked) or untouched, and a re-run skips marked chunks: the job resumes without duplicates.
+written; :meth:`Layer.write` then locks the batch's chunks, clears what an earlier run left for them, writes
+the new nodes and marks the chunks done, all in one transaction. A chunk is therefore either fully
+distilled for a layer (and marked) or untouched, and a re-run skips marked chunks: the job resumes without
+duplicates. The job builds the next batch while the previous one is written; a layer whose build reads
+what earlier batches wrote (entity resolution, existing tags) calls ``previous_written`` first, after its
+extraction, so the extraction (the LLM calls) still overlaps the previous batch's write.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ from kg.layers.distilled.models import ChunkFailure, ChunkRecord, DistillConfig,
 from kg.llm import LLM, Task
 from kg.store.base import GraphStore, Transaction
 
-__all__ = ["Built", "Context", "LLMOutcome", "Layer", "short_hash"]
+__all__ = ["Built", "Context", "LLMOutcome", "Layer", "short_hash", "written"]
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -103,6 +106,10 @@ class Built:
         self.fatal = self.fatal or outcome.fatal
 
 
+def written() -> None:
+    """``previous_written`` of a build with no earlier batch in flight."""
+
+
 class Layer(ABC):
     """One distilled layer. ``clear`` names queries taking ``$ids`` (chunk ids, or document ids when
     ``by_document``) that remove what an earlier run wrote; ``stale`` names layers whose output depends
@@ -112,9 +119,6 @@ class Layer(ABC):
     clear: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
     by_document: bool = False
-    # True when a batch's build reads nothing earlier batches of the same run write, so the job may build
-    # the next batch while the previous one commits.
-    independent_batches: bool = False
     # The LLM tasks the layer runs about once per chunk: what `strata load --estimate` counts for it.
     llm_tasks: tuple[str, ...] = ()
 
@@ -126,17 +130,17 @@ class Layer(ABC):
     def method(self) -> str:
         """How the layer extracts, as the report names it (``llm``, ``offline (...)``, ``rules``)."""
 
-    def prepare(self, chunks: Sequence[ChunkRecord]) -> None:  # noqa: B027 - optional hook
-        """Run-level work before the first batch (e.g. tag classes, corpus statistics)."""
-
     @abstractmethod
-    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
-        """Everything that can fail, for whole chunks (whole documents when ``by_document``)."""
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
+        """Everything that can fail, for whole chunks (whole documents when ``by_document``). A build that
+        reads what earlier batches write calls ``previous_written()`` before that read: it returns once they
+        are committed (and raises their error)."""
 
     def write(self, tx: Transaction, built: Built, batch: Sequence[ChunkRecord]) -> None:
-        """Clear, write and mark in the caller's transaction (retried whole by the driver)."""
+        """Lock, clear, write and mark in the caller's transaction (retried whole by the driver)."""
         done = set(built.done)
         docs = sorted({c.document_id for c in batch if c.id in done})
+        tx.run("distill/lock_chunks", ids=built.done)
         for name in self.clear:
             tx.run(name, ids=docs if self.by_document else built.done)
         for name, rows in built.rows:
@@ -150,6 +154,7 @@ class Layer(ABC):
 
 
 Progress = Callable[[str, int, int], None]
+"""``progress(layer, done, total)``: after each batch, the chunks this run finished of the layer's pending."""
 
 
 class Extracting(Protocol):

@@ -66,7 +66,9 @@ class DistillConfig:
     the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``: PG-RAG fusion thresholds;
     ``fusion_candidates`` neighbours of other documents are searched per node, on top of the node's own
     document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all.
-    Every similarity threshold is a cosine.
+    Every similarity threshold is a cosine. ``llm_concurrency``: LLM calls a batch keeps in flight (the
+    client connects it to the endpoint's ``max_concurrency``); ``lease_seconds``: how long a worker holds the
+    chunks it claimed before another may take them over (a batch must finish within it).
     """
 
     atom_temperature: float = 0.7
@@ -85,6 +87,7 @@ class DistillConfig:
     tags_per_chunk: int = 3
     domain: str = "general"
     llm_concurrency: int = 8
+    lease_seconds: float = 3600.0
     spacy_model: str | None = "en_core_web_sm"
 
 

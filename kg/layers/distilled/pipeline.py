@@ -1,8 +1,15 @@
-"""The distillation job: pending chunks per layer, in batches of whole documents, one transaction each.
+"""The distillation job: per layer, batches of pending chunks claimed from the graph, one transaction each.
 
-A layer whose batches do not read what earlier batches wrote (``Layer.independent_batches``: atoms, table
-rows) builds its next batch while the previous one commits on another session; the others (entity
-resolution reads the entities the previous batch created) wait for each commit before building on.
+Bounded memory: a batch is claimed from Neo4j a page of chunk ids at a time (:class:`~kg.layers.distilled.
+claims.Claims`), so a document of any size is distilled in batches of ``batch_size`` chunks (with an LLM,
+a few times the calls in flight, so progress and leases move often), each written in its own transaction,
+and at most three batches are in memory: one written, one built, one claimed. Chunks are marked in the
+transaction that writes their nodes, so a killed run resumes where it stopped, and several workers
+(``strata distill`` processes over one graph) split the pending chunks between them through leases.
+
+Throughput: the next batch is built (its LLM calls sent) while the previous one is written; a layer whose
+build reads what earlier batches wrote (entity resolution) waits for that write only after its extraction
+(``previous_written``), so the endpoint keeps working while the graph does.
 
 The job picks the mode once: without an LLM (:class:`~kg.llm.OfflineLLM`) every layer gets its offline
 extractor, else its LLM one (:mod:`kg.layers.distilled.extractors`).
@@ -16,14 +23,15 @@ Example::
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
 
 from kg.embeddings import Embedder
 from kg.errors import ConfigError
 from kg.layers.distilled.atoms import AtomsLayer
-from kg.layers.distilled.base import Built, Context, Layer, Progress
+from kg.layers.distilled.base import Built, Context, Layer, Progress, written
+from kg.layers.distilled.claims import Claims, new_owner
 from kg.layers.distilled.extractors import Extractors, LLMExtractors, OfflineExtractors
 from kg.layers.distilled.models import ALL_LAYERS, ChunkRecord, DistillConfig, DistillReport, LayerReport
 from kg.layers.distilled.pseudograph import PseudoGraphLayer
@@ -32,7 +40,6 @@ from kg.layers.distilled.tags import TagsLayer
 from kg.layers.distilled.triples import TriplesLayer
 from kg.llm import LLM, OfflineLLM
 from kg.store.base import GraphStore
-from kg.store.queries import PENDING_CHUNKS
 
 __all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_tasks_of", "parse_layers"]
 
@@ -74,28 +81,62 @@ def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
     return names
 
 
-def _batches(chunks: Sequence[ChunkRecord], size: int) -> Iterator[list[ChunkRecord]]:
-    """Batches of about ``size`` chunks that never split a document (chunks come sorted by document)."""
-    batch: list[ChunkRecord] = []
-    for i, chunk in enumerate(chunks):
-        batch.append(chunk)
-        last_of_doc = i + 1 == len(chunks) or chunks[i + 1].document_id != chunk.document_id
-        if len(batch) >= size and last_of_doc:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
+# The chunks per batch with an LLM: this many times the calls in flight, so a batch's last calls are a small
+# part of it while each batch still ends (progress, leases, a resumable mark) within minutes.
+_LLM_BATCH_PER_CALL = 4
 
 
-_InFlight = tuple[Future[None], Built] | None
+def _run_layer(layer: Layer, claims: Claims, entry: LayerReport, store: GraphStore,
+               progress: Progress | None) -> str | None:
+    """Claim, build and write the layer's batches until none is left; returns why it stopped early (an
+    endpoint down or a budget spent), or None."""
+    total = claims.pending()
+    entry.pending = total
+    done = 0
+    stopped: str | None = None
+    if progress is not None:
+        progress(layer.name, 0, total)
+    with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-build") as builder,
+          ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-write") as writer):
+        writes: list[tuple[Future[None], Built]] = []
+
+        def build(batch: list[ChunkRecord], before: Future[None] | None) -> Built:
+            return layer.build(batch, previous_written=(before.result if before is not None else written))
+
+        batch = claims.next()
+        building = builder.submit(build, batch, None) if batch else None
+        while building is not None:
+            built = building.result()
+            if built.done:
+                writes.append((writer.submit(store.atomic, partial(layer.write, built=built, batch=batch)), built))
+            if built.failed:
+                store.write("distill/mark_failed", ids=[f.id for f in built.failed], layer=layer.name)
+                claims.failed([f.id for f in built.failed])
+            entry.chunks += len(built.done)
+            entry.failed += built.failed
+            entry.llm_seconds += built.llm_seconds
+            if built.fatal is not None:
+                stopped = f"{layer.name}: {str(built.fatal).splitlines()[0]}"
+                break
+            # The next batch is claimed and its build started before this one's write is waited for; at most
+            # this write and the one before it are queued, so a slow server does not pile batches up here.
+            while len(writes) > 1:
+                _settle(entry, writes.pop(0))
+            batch = claims.next()
+            building = builder.submit(build, batch, writes[-1][0] if writes else None) if batch else None
+            done += len(built.done) + len(built.failed)
+            if progress is not None:
+                progress(layer.name, done, max(total, done))
+        for queued in writes:
+            _settle(entry, queued)
+    return stopped
 
 
-def _settle(entry: LayerReport, in_flight: _InFlight) -> None:
-    """Wait for a batch's commit (re-raising its error), then count it."""
-    if in_flight is not None:
-        write, built = in_flight
-        write.result()
-        entry.add(built.counts)
+def _settle(entry: LayerReport, write: tuple[Future[None], Built]) -> None:
+    """Wait for a batch's commit (re-raising its error), then count what it wrote."""
+    future, built = write
+    future.result()
+    entry.add(built.counts)
 
 
 def distill(
@@ -114,8 +155,9 @@ def distill(
     """Distil the loaded chunks (of ``document_ids``, or all) into ``layers`` and return the report.
 
     Chunks already distilled for a layer are skipped unless ``force``; a run that stopped (an error, an
-    interrupt, an LLM outage) resumes where it stopped. ``progress(layer, done, total)`` is called after
-    each batch. An LLM that is down or out of budget stops the job after the current batch is written.
+    interrupt, an LLM outage) resumes where it stopped; other workers running at the same time take other
+    chunks. ``progress(layer, done, total)`` is called when a layer starts and after each batch. An LLM
+    that is down or out of budget stops the job after the current batch is written.
     A chunk whose LLM task finally failed (invalid or truncated output) fails alone: it is recorded on the
     chunk (``distill_failed``) and in the report, and tried again only when ``retry_failed`` (``strata
     distill`` does; the distillation at the end of ``strata load`` does not, so a re-load costs no call).
@@ -124,43 +166,24 @@ def distill(
     offline = isinstance(llm, OfflineLLM)  # the one place the mode is decided
     extractors: Extractors = OfflineExtractors() if offline else LLMExtractors()
     chosen = parse_layers(layers) or default_layers(offline)
-    ctx = Context(store, embedder, llm, config or DistillConfig())
+    cfg = config or DistillConfig()
+    ctx = Context(store, embedder, llm, cfg)
     docs = list(document_ids) if document_ids is not None else None
     if force:
         store.write("distill/unmark_chunks", document_ids=docs, layers=chosen)
+    size = batch_size if offline else max(1, min(batch_size, _LLM_BATCH_PER_CALL * cfg.llm_concurrency))
+    owner = new_owner()
     report = DistillReport(offline=offline)
     for name in (n for n in ALL_LAYERS if n in chosen):
         layer = _MAKE[name](ctx, extractors)
         layer_started = time.perf_counter()
-        rows = store.read(PENDING_CHUNKS, layer=name, document_ids=docs, retry_failed=retry_failed)
-        chunks = [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])
-                  for r in rows]
-        entry = report.layers[name] = LayerReport(pending=len(chunks), method=layer.method)
-        layer.prepare(chunks)
-        done = 0
-        in_flight: _InFlight = None
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-write") as writer:
-            for batch in _batches(chunks, batch_size):
-                built = layer.build(batch)
-                _settle(entry, in_flight)
-                in_flight = None
-                if built.done:
-                    in_flight = (writer.submit(store.atomic, partial(layer.write, built=built, batch=batch)), built)
-                    if not layer.independent_batches:
-                        _settle(entry, in_flight)
-                        in_flight = None
-                entry.chunks += len(built.done)
-                entry.failed += built.failed
-                if built.failed:
-                    store.write("distill/mark_failed", ids=[f.id for f in built.failed], layer=name)
-                entry.llm_seconds += built.llm_seconds
-                done += len(batch)
-                if progress is not None:
-                    progress(name, done, len(chunks))
-                if built.fatal is not None:
-                    report.stopped = f"{name}: {str(built.fatal).splitlines()[0]}"
-                    break
-            _settle(entry, in_flight)
+        entry = report.layers[name] = LayerReport(method=layer.method)
+        claims = Claims(store, name, owner, size, document_ids=docs, retry_failed=retry_failed,
+                        by_document=layer.by_document, lease_seconds=cfg.lease_seconds)
+        try:
+            report.stopped = _run_layer(layer, claims, entry, store, progress)
+        finally:
+            claims.release()
         entry.add(layer.finish())
         entry.seconds = round(time.perf_counter() - layer_started, 4)
         entry.llm_seconds = round(entry.llm_seconds, 4)

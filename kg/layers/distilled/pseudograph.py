@@ -26,11 +26,11 @@ chunk is pending any more.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import ROUTE_SEP, FactItemExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import text_key
@@ -52,7 +52,7 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
     clear = ("distill/clear_pseudograph",)
     by_document = True
 
-    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
         docs: dict[str, list[ChunkRecord]] = {}
         for c in chunks:

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from kg.layers.distilled.base import Built, Layer
+from kg.layers.distilled.base import Built, Layer, written
 from kg.layers.distilled.models import ChunkRecord
 from kg.shared.tabular import cell_property, column_key, parse_number
 from kg.shared.text import text_key
@@ -49,14 +49,13 @@ def _row(row_id: str, chunk: ChunkRecord, table_id: str | None, index: int, kind
 
 class TablesLayer(Layer):
     name = "tables"
-    independent_batches = True
     clear = ("distill/clear_rows",)
 
     @property
     def method(self) -> str:
         return "rules"
 
-    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
         by_id = {c.id: c for c in chunks}
         ids = list(by_id)

@@ -7,7 +7,8 @@ the ``StrataMeta`` node so later runs use the same classes), ``chunk_tags`` tags
 ``tag_aliases`` lists the colloquial terms users say for each new tag (``Tag.aliases``).
 
 Offline (named ``offline (tf-idf keyphrases)`` in the report): each chunk is tagged with its top TF-IDF
-terms among those shared by several chunks of the run, class ``keyphrase``. There are no colloquial
+terms among those shared by several chunks of its batch (the job's batches, so memory stays bounded however
+large the corpus), class ``keyphrase``. There are no colloquial
 aliases offline: that mapping needs a model's knowledge of how people speak, so ``Tag.aliases`` stays
 empty and :func:`expand_query_with_tags` then only finds tags the question names.
 """
@@ -15,10 +16,10 @@ empty and :func:`expand_query_with_tags` then only finds tags the question names
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import TagExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import name_key
@@ -37,11 +38,9 @@ class TagsLayer(ExtractorLayer[TagExtractor]):
     llm_tasks = ("chunk_tags",)
     clear = ("distill/clear_tagged",)
 
-    def prepare(self, chunks: Sequence[ChunkRecord]) -> None:
-        self.extractor.prepare(chunks)
-
-    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
+        self.extractor.prepare(chunks)
         tagged = self.extractor.tags(chunks, built)
         source = self.extractor.source
         tags: dict[str, dict[str, Any]] = {}
@@ -53,6 +52,7 @@ class TagsLayer(ExtractorLayer[TagExtractor]):
                                          "source": source, "aliases": [], "alias_keys": []})
                 links.append({"chunk_id": chunk.id, "tag_id": tag_id})
             built.done.append(chunk.id)
+        previous_written()  # the tags earlier batches created are not new
         existing = {r["id"] for r in self.ctx.store.read(TAGS_EXISTING, ids=list(tags))}
         aliases = self.extractor.aliases(sorted({t["name"] for i, t in tags.items() if i not in existing}), built)
         for tag in tags.values():

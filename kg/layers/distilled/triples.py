@@ -12,9 +12,9 @@ as some chunk mentions them (docs/schema.md: why a node, not a relationship).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
-from kg.layers.distilled.base import Built, ExtractorLayer, short_hash
+from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import TripleExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.resolve import EntityResolver
@@ -28,10 +28,11 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
     clear = ("distill/clear_facts",)
     stale = ("tables",)  # relation rows are read from the chunk's facts
 
-    def build(self, chunks: Sequence[ChunkRecord]) -> Built:
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
         extracted = self.extractor.triples(chunks, built)
         source = self.extractor.source
+        previous_written()  # resolution reads the entities earlier batches created
         resolver = EntityResolver(self.ctx.store, self.ctx.embedder, self.ctx.config)
         resolution = resolver.resolve([m for _, ex in extracted for m in ex.entities])
         facts: list[dict[str, object]] = []

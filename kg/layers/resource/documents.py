@@ -3,7 +3,8 @@
 A document names the documents it refers to by file name (links and file names in its text) and by title
 (title mentions, :mod:`kg.layers.resource.references`); ``REFERENCES`` edges follow from those keys. Deleting
 a document removes everything it owns in every layer (the nodes that carry its ``document_id``) and the shared
-nodes nothing else links to, in one transaction.
+nodes nothing else links to: in one transaction up to :data:`ATOMIC_DELETE_CHUNKS` chunks, else in batches of
+bounded transactions (:func:`delete_documents`), so a document of any size is deleted in bounded memory.
 """
 
 from __future__ import annotations
@@ -12,14 +13,25 @@ import posixpath
 import re
 from typing import Any
 
+from neo4j import RoutingControl
+
+import cypher
 from kg.layers.resource.references import mention_keys
-from kg.store.base import GraphStore, Transaction
-from kg.store.queries import SHARED_CANDIDATES
+from kg.store.base import GraphStore, Query, Transaction
+from kg.store.queries import (
+    COUNT_CHUNKS,
+    DELETE_HIDDEN_BATCH,
+    DELETE_OWNED_BATCH,
+    RETIRE_DOCUMENTS,
+    SHARED_CANDIDATES,
+    SWEEP_ORPHANS,
+    DeletedRow,
+)
 from loaders.models import SourceDocument
 
 __all__ = [
-    "FUSION_LABELS", "OWNED_LABELS", "SHARED_LABELS", "await_fulltext", "delete_documents", "delete_in",
-    "document_props",
+    "ATOMIC_DELETE_CHUNKS", "FUSION_LABELS", "OWNED_LABELS", "SHARED_LABELS", "await_fulltext", "delete_documents",
+    "delete_in", "document_props",
 ]
 
 # Labels whose nodes belong to exactly one document (they carry document_id).
@@ -27,6 +39,11 @@ OWNED_LABELS = ("Atom", "Fact", "Row", "FactItem", "Route", "Topic", "Figure", "
 # Shared labels, deleted only when nothing links to them any more.
 SHARED_LABELS = ("Entity", "Tag")
 FUSION_LABELS = ("SuperTopic", "SuperFact")
+# Documents holding at most this many chunks in all are deleted in one transaction (with everything distilled
+# from them: about 20 nodes a chunk); larger ones in batches of DELETE_BATCH nodes.
+ATOMIC_DELETE_CHUNKS = 2000
+DELETE_BATCH = 5000
+_EVERY = 2**62  # the LIMIT of a batched deletion run whole inside one transaction
 
 _EXTENSIONS = r"\.(?:pdf|md|markdown|html?|docx|txt|csv|tsv|xlsx)\b"
 _FILE_NAME = re.compile(r"\b[\w\-]+" + _EXTENSIONS, re.IGNORECASE)
@@ -67,6 +84,7 @@ def delete_in(tx: Transaction, ids: list[str]) -> None:
     shared = tx.run(SHARED_CANDIDATES, ids=ids)[0]["ids"] if ids else []
     for label in OWNED_LABELS:
         tx.run_template("graph/delete_owned", label=label, ids=ids)
+    tx.run(DELETE_HIDDEN_BATCH, ids=ids, limit=_EVERY)
     tx.run("graph/delete_documents", ids=ids)
     for label in SHARED_LABELS:
         tx.run_template("graph/delete_orphans", label=label, ids=shared)
@@ -75,10 +93,52 @@ def delete_in(tx: Transaction, ids: list[str]) -> None:
         tx.run_template("graph/delete_empty_fusion", label=label)
 
 
-def delete_documents(store: GraphStore, ids: list[str]) -> None:
-    """Remove documents and everything derived only from them, in one transaction."""
-    store.atomic(lambda tx: delete_in(tx, ids))
+def delete_documents(store: GraphStore, ids: list[str], *, batch: int = DELETE_BATCH,
+                     atomic_chunks: int = ATOMIC_DELETE_CHUNKS) -> None:
+    """Remove documents and everything derived only from them: in one transaction when they hold at most
+    ``atomic_chunks`` chunks, else in transactions of at most ``batch`` nodes (see :func:`_delete_in_batches`)."""
+    if ids and store.read(COUNT_CHUNKS, ids=ids)[0]["count"] > atomic_chunks:
+        _delete_in_batches(store, ids, batch)
+    else:
+        store.atomic(lambda tx: delete_in(tx, ids))
     await_fulltext(store)
+
+
+def _delete_in_batches(store: GraphStore, ids: list[str], batch: int) -> None:
+    """Hide the documents' chunks from retrieval and mark the documents ``deleting`` in one transaction (a
+    re-load then replaces them, and a deletion cut short is finished by the next), then delete what they own
+    label by label, distilled nodes first, ``batch`` nodes a transaction, the shared nodes left orphaned, and
+    the document nodes last. The shared nodes are the ones the documents' chunks reach, read before the
+    chunks are hidden; a deletion that resumes an interrupted one no longer knows them and sweeps every
+    orphan instead."""
+    shared = store.read(SHARED_CANDIDATES, ids=ids)[0]["ids"]
+
+    def retire(tx: Transaction) -> bool:
+        resumed = any(r["resumed"] for r in tx.run(RETIRE_DOCUMENTS, ids=ids))
+        tx.run("graph/hide_chunks", ids=ids)
+        return resumed
+
+    resumed = store.atomic(retire)
+    for label in OWNED_LABELS:
+        _until_none(store, DELETE_OWNED_BATCH.render(label=label), ids=ids, limit=batch)
+    _until_none(store, DELETE_HIDDEN_BATCH, ids=ids, limit=batch)
+    for label in SHARED_LABELS:
+        for start in range(0, len(shared), batch):
+            store.query(cypher.render("graph/delete_orphans", label=label), routing=RoutingControl.WRITE,
+                        ids=shared[start:start + batch])
+        if resumed:
+            _until_none(store, SWEEP_ORPHANS.render(label=label), limit=batch)
+    for start in range(0, len(shared), batch):
+        store.write("graph/refresh_aliases", ids=shared[start:start + batch])
+    for label in FUSION_LABELS:
+        store.query(cypher.render("graph/delete_empty_fusion", label=label), routing=RoutingControl.WRITE)
+    store.write("graph/delete_documents", ids=ids)
+
+
+def _until_none(store: GraphStore, query: Query[DeletedRow], **params: Any) -> None:
+    """Run a ``LIMIT $limit`` deletion again until it deletes fewer than ``limit`` nodes."""
+    while store.write(query, **params)[0]["deleted"] >= params["limit"]:
+        pass
 
 
 def await_fulltext(store: GraphStore) -> None:

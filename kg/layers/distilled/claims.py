@@ -1,0 +1,125 @@
+"""Leases on pending chunks, so several distillation workers (processes, or machines over one graph) work on
+disjoint chunks without double work, and a killed worker's chunks are taken over.
+
+A worker claims its next batch in one write transaction (:meth:`Claims.next`): it reads the next pending
+chunks after its cursor that no live worker holds, locks each one and re-checks it under the lock, and
+leases it (``Chunk.lease_owner``, ``Chunk.lease_until`` in server milliseconds). The batch's write ends the
+lease (``distill/mark_chunks``), and a job that stops early gives back what it still holds
+(:meth:`Claims.release`). A lease is live until it expires; a worker that finds nothing more to
+claim also takes the chunks of owners on its own host whose process is gone (a killed ``strata distill``),
+so a resumed run does not wait for their leases to expire. A chunk whose task failed loses its lease, and
+the worker does not claim it again in the same run (:meth:`Claims.failed`).
+
+Only the chunk ids and texts of the batches in flight are in memory: the pending set is never read whole.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import uuid
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kg.layers.distilled.models import ChunkRecord
+from kg.store.base import GraphStore, Transaction
+from kg.store.queries import CLAIM_CANDIDATES, CLAIM_CHUNKS, CLAIM_DOCUMENTS, LEASE_OWNERS, PENDING_TOTAL
+
+__all__ = ["Claims", "new_owner"]
+
+_HELD_BATCHES = 4
+
+
+def new_owner() -> str:
+    """A worker's name: its host, its process id (for the liveness check) and a random part."""
+    return f"{socket.gethostname()}/{os.getpid()}/{uuid.uuid4().hex[:8]}"
+
+
+def _dead_on_this_host(owners: Sequence[str]) -> list[str]:
+    """The owners that ran on this host in a process that no longer exists."""
+    host = socket.gethostname()
+    dead = []
+    for owner in owners:
+        parts = owner.split("/")
+        if len(parts) != 3 or parts[0] != host or not parts[1].isdigit():
+            continue
+        try:
+            os.kill(int(parts[1]), 0)
+        except ProcessLookupError:
+            dead.append(owner)
+        except PermissionError:  # a live process of another user
+            continue
+    return dead
+
+
+@dataclass
+class Claims:
+    """The batches one worker claims for one layer (see the module docstring). ``by_document`` claims all
+    pending chunks of each document reached (a layer whose unit is the document)."""
+
+    store: GraphStore
+    layer: str
+    owner: str
+    size: int
+    document_ids: list[str] | None = None
+    retry_failed: bool = True
+    by_document: bool = False
+    lease_seconds: float = 3600.0
+    _after: str = ""
+    _dead: list[str] = field(default_factory=list)
+    _swept: bool = False
+    _failed: set[str] = field(default_factory=set)
+    # The ids of the last batches claimed: at most those are still held (the job keeps fewer in flight).
+    _held: deque[list[str]] = field(default_factory=lambda: deque(maxlen=_HELD_BATCHES))
+
+    def release(self) -> None:
+        """Give back the chunks this worker still holds (a job that stops early)."""
+        ids = [i for batch in self._held for i in batch]
+        if ids:
+            self.store.write("distill/release_leases", ids=ids, owner=self.owner)
+
+    def failed(self, ids: Sequence[str]) -> None:
+        """Chunks this worker tried and failed: not claimed again in this run."""
+        self._failed.update(ids)
+
+    def pending(self) -> int:
+        """Chunks the layer has still to distil (of every worker): the total progress is measured against."""
+        rows = self.store.read(PENDING_TOTAL, layer=self.layer, document_ids=self.document_ids,
+                               retry_failed=self.retry_failed)
+        return int(rows[0]["pending"])
+
+    def next(self) -> list[ChunkRecord]:
+        """The next batch leased to this worker; empty when nothing is left that no live worker holds."""
+        while True:
+            last, batch = self.store.atomic(self._claim)
+            if batch:
+                self._after = last
+                self._held.append([c.id for c in batch])
+                return batch
+            if last:  # every candidate was taken by another worker meanwhile: on to the next ones
+                self._after = last
+                continue
+            if self._swept:
+                return []
+            # The end of a pass: once more from the start, taking over the chunks of dead workers on this
+            # host and of expired leases that the pass went by.
+            self._swept = True
+            self._after = ""
+            owners = [r["owner"] for r in self.store.read(LEASE_OWNERS, layer=self.layer,
+                                                            document_ids=self.document_ids)]
+            self._dead = _dead_on_this_host([o for o in owners if o != self.owner])
+
+    def _claim(self, tx: Transaction) -> tuple[str, list[ChunkRecord]]:
+        """The last candidate id (the cursor's next value; empty when there was none) and the chunks leased."""
+        params = {"layer": self.layer, "retry_failed": self.retry_failed, "dead_owners": self._dead}
+        candidates = tx.run(CLAIM_CANDIDATES, after=self._after, document_ids=self.document_ids,
+                            limit=self.size, exclude=sorted(self._failed), **params)
+        if self.by_document and candidates:
+            documents = sorted({r["document_id"] for r in candidates})
+            candidates = tx.run(CLAIM_DOCUMENTS, documents=documents, **params)
+        rows = tx.run(CLAIM_CHUNKS, ids=[r["id"] for r in candidates], owner=self.owner,
+                      lease_ms=int(self.lease_seconds * 1000), layer=self.layer, dead_owners=self._dead)
+        last = max((r["id"] for r in candidates), default="")
+        return last, [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])
+                      for r in rows]

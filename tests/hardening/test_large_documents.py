@@ -1,0 +1,104 @@
+"""A document larger than one write group is written, replaced and deleted in bounded transactions (a batch
+of chunks each), and retrieval sees the whole of a version or none of it: an interrupted write leaves no
+visible chunk, and the next load finishes it with the graph a clean build gives."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg.embeddings import HashingEmbedder
+from kg.layers.corpus.ingest import Ingestor
+from kg.layers.distilled import distill
+from kg.layers.resource.documents import delete_documents
+from kg.llm import OfflineLLM
+from kg.shared.ids import document_id
+from kg.store.base import GraphStore
+from kg.store.schema import ensure_schema
+from kg.testing import FailingStore
+from tests.hardening.graphs import PEOPLE, SITES, fingerprint
+
+pytestmark = [pytest.mark.neo4j]
+EMBEDDER = HashingEmbedder(dimensions=64)
+GROUP = 12  # chunks above which a document is written in several transactions (the default is 2,000)
+
+
+def write_report(path: Path, edition: int, paragraphs: int = 90) -> Path:
+    parts = [f"# Maintenance log, edition {edition}\n"]
+    for p in range(paragraphs):
+        if p % 30 == 0:
+            parts.append(f"## Part {p // 30}\n")
+        site, person = SITES[p % len(SITES)], PEOPLE[(p + edition) % len(PEOPLE)]
+        parts.append(f"{person} inspected turbine {p} at Site {site} in {2000 + p + edition}. The gearbox showed "
+                     f"{p % 7} cracks; Northwind Service replaced {edition + p % 3} bearings.\n")
+    path.write_text("\n".join(parts), "utf-8")
+    return path
+
+
+def ingestor(store: GraphStore, group: int) -> Ingestor:
+    return Ingestor(store, EMBEDDER, batch_size=8, chunk_tokens=40, chunk_overlap=5, group_chunks=group)
+
+
+def build(store: GraphStore, path: Path, group: int) -> dict[str, Any]:
+    report = ingestor(store, group).load([path])
+    assert report.failed == 0, report.files
+    distill(store, EMBEDDER, OfflineLLM(), layers=["atoms", "triples"], batch_size=8)
+    return fingerprint(store)
+
+
+def count(store: GraphStore, query: str, **params: Any) -> int:
+    return int(store.query(query, **params)[0]["n"])
+
+
+@pytest.fixture
+def kb(store: GraphStore) -> GraphStore:
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    return store
+
+
+def test_a_large_document_written_in_batches_is_the_graph_one_transaction_writes(tmp_path: Path,
+                                                                                 kb: GraphStore) -> None:
+    path = write_report(tmp_path / "log.md", 1)
+    whole = build(kb, path, group=10_000)
+    chunks = len(whole["chunks"])
+    assert chunks > 3 * GROUP  # several chunk batches, so the staged path really splits it
+    kb.run_autocommit("meta/wipe")
+    ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
+    assert build(kb, path, group=GROUP) == whole
+    assert count(kb, "MATCH (n:HiddenChunk) RETURN count(n) AS n") == 0
+    assert count(kb, "MATCH (d:Document) WHERE d.loading IS NOT NULL OR d.deleting IS NOT NULL "
+                     "RETURN count(d) AS n") == 0
+
+
+def test_an_interrupted_large_write_shows_nothing_and_the_next_load_finishes_it(tmp_path: Path,
+                                                                               kb: GraphStore) -> None:
+    path = write_report(tmp_path / "log.md", 1)
+    clean = build(kb, path, group=GROUP)
+    kb.run_autocommit("meta/wipe")
+    ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
+    seen = itertools.count()
+    # The server goes away at the third chunk batch: two batches are written, the rest is not.
+    failing = FailingStore(kb, fail_on=lambda name: name == "graph/create_hidden_chunks" and next(seen) >= 2,
+                           times=None)
+    with pytest.raises(Exception, match="injected fault"):
+        ingestor(failing, GROUP).load([path])
+    doc = document_id(str(path.resolve()))
+    assert count(kb, "MATCH (c:HiddenChunk {document_id: $d}) RETURN count(c) AS n", d=doc) > 0
+    assert count(kb, "MATCH (c:Chunk) RETURN count(c) AS n") == 0  # nothing of the half-written version shows
+    assert count(kb, "CALL db.index.fulltext.queryNodes('chunk_text', 'turbine') YIELD node RETURN count(*) AS n") == 0
+    assert build(kb, path, group=GROUP) == clean
+
+
+def test_a_large_document_is_replaced_and_deleted_in_batches(tmp_path: Path, kb: GraphStore) -> None:
+    path = tmp_path / "log.md"
+    build(kb, write_report(path, 1), group=GROUP)
+    edited = build(kb, write_report(path, 2), group=GROUP)  # the old version, distilled, goes in batches
+    kb.run_autocommit("meta/wipe")
+    ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
+    assert build(kb, write_report(path, 2), group=GROUP) == edited  # as if the first edition never was
+    doc = document_id(str(path.resolve()))
+    delete_documents(kb, [doc], batch=7, atomic_chunks=0)
+    assert count(kb, "MATCH (n) WHERE NOT n:StrataMeta RETURN count(n) AS n") == 0
