@@ -7,7 +7,9 @@ What happens to an answer (:func:`hold_to_sources`):
   evidence ``n``: it stands when the evidence supports the sentence, or the clause the marker ends ("Vestas supplied
   it [1], and an alarm was added [2]": [1] for its first half); a sentence that is only markers, "[2]", is checked
   as the sentence before it. A marker that supports neither is removed from that sentence and counted in
-  ``unsupported_citations`` (once per sentence it was removed from). A number the model listed without writing it in
+  ``unsupported_citations`` (once per sentence it was removed from); a sentence none of whose markers stands
+  cites instead the given chunk that supports it best by key tokens, when one does (the model, or the extractive
+  answerer, named the wrong one of the chunks it was given). A number the model listed without writing it in
   the text is kept when it supports some sentence of the answer (or the whole answer), else dropped and counted;
 * when no supported citation is left (including an answer that cited nothing, which is how the answer prompt
   lets the model say the sources do not contain the answer, and an answer from no evidence at all), the answer
@@ -30,6 +32,7 @@ from kg.retrieval.base import Hit
 from kg.shared.text import detect_language
 from loaders import split_sentences
 from reasoning.citations.base import CitationVerifier, Claim
+from reasoning.citations.tokens import score
 from reasoning.evidence import MARKER, check_citations, strip_markers
 from reasoning.types import Answer
 
@@ -77,6 +80,14 @@ def _clauses(sentence: str) -> dict[int, str]:
     return out
 
 
+def _best_source(claim: str, question: str, evidence: Sequence[Hit], whole: bool) -> int | None:
+    """The number of the given chunk that best supports ``claim`` by key tokens (check 1 alone: this search
+    over every chunk spends no LLM call), or None."""
+    scored = [(found.score, -n) for n, hit in enumerate(evidence, 1)
+              if (found := score(Claim(claim, question, hit.text, whole_answer=whole))).supported]
+    return -max(scored)[1] if scored else None
+
+
 def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: CitationVerifier,
                  listed: Sequence[int] = ()) -> Held:
     """Remove from ``text`` (markers normalised, as :func:`reasoning.evidence.check_citations` leaves them)
@@ -97,10 +108,13 @@ def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: Ci
     pieces, last = [], 0
     for (a, b), claim in zip(spans, claims, strict=True):
         sentence = text[a:b]
-        for n, clause in _clauses(sentence).items():
-            if not supports(n, claim, strip_markers(clause)):
-                sentence = sentence.replace(f"[{n}]", "")
-                unsupported += 1
+        cited = _clauses(sentence)
+        failed = [n for n, clause in cited.items() if not supports(n, claim, strip_markers(clause))]
+        unsupported += len(failed)
+        other = _best_source(claim, question, evidence, whole) if failed and len(failed) == len(cited) else None
+        for n in failed:
+            # A sentence none of whose sources hold it cites the given chunk that does, if one does.
+            sentence = sentence.replace(f"[{n}]", f"[{other}]" if other and n == failed[0] else "")
         pieces += [text[last:a], sentence]
         last = b
     cleaned = "".join([*pieces, text[last:]])

@@ -96,6 +96,15 @@ def test_unsupported_markers_are_dropped_per_sentence_and_counted() -> None:
         (1, ["The repair of T-14 cost EUR 84,000."]), (2, ["An oil temperature alarm was added to each gearbox."])]
 
 
+def test_a_sentence_citing_the_wrong_given_chunk_cites_the_one_that_holds_it() -> None:
+    evidence = hits(DOCS["renee"][1], DOCS["bob"][1])
+    question = "Who was the first host of Morning Edition on National Public Radio?"
+    # Chunk 1 names Bob Edwards as a longtime host, not as the first one on NPR: chunk 2 says that.
+    out = hold_to_sources(written(question, "Bob Edwards [1]", evidence, offline=True), TokenVerifier())
+    assert (out.answer, out.unsupported_citations, out.abstained) == ("Bob Edwards [2]", 1, False)
+    assert [c.chunk_id for c in out.citations] == ["c2"]
+
+
 def test_a_marker_may_support_only_the_clause_it_ends() -> None:
     evidence = hits(TURBINES, POLICY)
     question = "Which alarm was added after the failure of the turbine that Vestas supplied a gearbox for?"
