@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 __all__ = [
     "AtomSelection",
     "AtomicQuestions",
+    "ChunkKnowledge",
     "ChunkTags",
     "CitedAnswer",
     "EnhancedChunk",
@@ -193,3 +194,10 @@ class EnhancedChunk(_Schema):
 
 
 MindMapNode.model_rebuild()
+
+
+class ChunkKnowledge(_Schema):
+    """One call for two layers: the questions a chunk answers (PIKE-RAG atoms) and its typed triples (KG2RAG)."""
+
+    questions: list[str] = Field(default_factory=list, description="Self-contained questions answered by the chunk")
+    triples: list[Triple] = Field(default_factory=list)

@@ -2,6 +2,11 @@
 
 A call whose output stays invalid fails its chunk alone (recorded in the batch's :class:`Built`); an endpoint
 that is down or a spent budget stops the job after the batch (:attr:`LLMOutcome.fatal`).
+
+Atoms and triples come from one call per chunk by default (task ``chunk_knowledge``, :class:`ChunkKnowledgeCalls`):
+the first of the two layers to reach a chunk calls, the other takes the kept result (or, in a later job, the
+response cache's), so the default layers cost one call per chunk instead of two. ``LLMExtractors(combined=False)``
+keeps the separate tasks (``atomic_questions`` sampled at ``atom_temperature``, and ``triples``).
 """
 
 from __future__ import annotations
@@ -9,6 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
 
@@ -26,10 +32,15 @@ from kg.llm import (
     TRIPLES,
     MindMapNode,
     TagClass,
+    Task,
+    Triple,
 )
+from kg.llm.schemas import ChunkKnowledge
 from kg.store.queries import TAG_CLASSES_READ
 
 __all__ = [
+    "CHUNK_KNOWLEDGE",
+    "ChunkKnowledgeCalls",
     "LLMAtomExtractor",
     "LLMExtractors",
     "LLMFactItemExtractor",
@@ -40,18 +51,65 @@ __all__ = [
 _ALIAS_GROUP = 40
 
 
+CHUNK_KNOWLEDGE = Task("chunk_knowledge", ChunkKnowledge, 1024)
+"""Atoms and triples of a chunk in one call (fields ``title``, ``chunk``); the budget is the two tasks' together."""
+
+_Layer = Literal["atoms", "triples"]
+
+
+class ChunkKnowledgeCalls:
+    """One ``chunk_knowledge`` call per chunk for both the atoms and the triples layer of a job.
+
+    The layer that reaches a chunk first calls (at the endpoint's temperature, so that the other layer, or
+    a re-run, asks the same request and the response cache answers it); its result is kept until the other
+    layer has taken it too. A chunk whose call failed fails in the layer that asked; the other layer asks
+    again.
+    """
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.kept: dict[str, ChunkKnowledge] = {}
+        self.taken: dict[str, set[_Layer]] = {}
+
+    def results(self, layer: _Layer, chunks: Sequence[ChunkRecord], built: Built
+                ) -> list[tuple[ChunkRecord, ChunkKnowledge]]:
+        missing = [c for c in chunks if c.id not in self.kept]
+        outcome = call_many(self.ctx, CHUNK_KNOWLEDGE, [{"title": c.title, "chunk": c.text} for c in missing])
+        built.absorb(outcome)
+        for i, (chunk, result) in enumerate(zip(missing, outcome.results, strict=True)):
+            if result is None:
+                built.fail(layer, [chunk.id], outcome.errors[i])
+            else:
+                self.kept[chunk.id] = result
+        out = []
+        for chunk in chunks:
+            result = self.kept.get(chunk.id)
+            if result is None:
+                continue
+            out.append((chunk, result))
+            taken = self.taken.setdefault(chunk.id, set())
+            taken.add(layer)
+            if len(taken) == 2:  # both layers have it: nothing will ask again in this job
+                del self.kept[chunk.id], self.taken[chunk.id]
+        return out
+
+
 class LLMAtomExtractor:
-    """PIKE-RAG atomizing: the questions each chunk answers (task ``atomic_questions``, temperature
-    ``atom_temperature``, 0.7 by default as the paper samples diverse questions)."""
+    """PIKE-RAG atomizing: the questions each chunk answers, from the shared ``chunk_knowledge`` call, or
+    with ``shared=None`` from its own task ``atomic_questions`` (temperature ``atom_temperature``, 0.7 by
+    default as the paper samples diverse questions)."""
 
     method = "llm"
     kind = "question"
     source = "llm"
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, shared: ChunkKnowledgeCalls | None = None) -> None:
         self.ctx = ctx
+        self.shared = shared
 
     def atoms(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[str]]]:
+        if self.shared is not None:
+            return [(chunk, list(found.questions)) for chunk, found in self.shared.results("atoms", chunks, built)]
         outcome = call_many(self.ctx, ATOMIC_QUESTIONS, [{"title": c.title, "chunk": c.text} for c in chunks],
                             temperature=self.ctx.config.atom_temperature)
         built.absorb(outcome)
@@ -65,39 +123,56 @@ class LLMAtomExtractor:
 
 
 class LLMTripleExtractor:
-    """KG2RAG: typed triples per chunk (task ``triples``), kept only when the chunk names both ends."""
+    """KG2RAG: typed triples per chunk, from the shared ``chunk_knowledge`` call or (``shared=None``) from
+    its own task ``triples``; a triple is kept only when the chunk names both ends."""
 
     method = "llm"
     source = "llm"
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, shared: ChunkKnowledgeCalls | None = None) -> None:
         self.ctx = ctx
+        self.shared = shared
 
     def triples(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, ChunkExtraction]]:
-        outcome = call_many(self.ctx, TRIPLES, [{"chunk": c.text} for c in chunks])
-        built.absorb(outcome)
+        if self.shared is not None:
+            found = [(chunk, result.triples) for chunk, result in self.shared.results("triples", chunks, built)]
+        else:
+            outcome = call_many(self.ctx, TRIPLES, [{"chunk": c.text} for c in chunks])
+            built.absorb(outcome)
+            found = []
+            for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
+                if result is None:
+                    built.fail("triples", [chunk.id], outcome.errors[i])
+                else:
+                    found.append((chunk, result.triples))
         out: list[tuple[ChunkRecord, ChunkExtraction]] = []
         ungrounded = 0
-        for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
-            if result is None:
-                built.fail("triples", [chunk.id], outcome.errors[i])
-                continue
-            extraction = ChunkExtraction()
-            # What the chunk names: its title, its text, and whom its references point at (the summary).
-            text = f"{chunk.title}\n{chunk.text}\n{chunk.summary}".casefold()
-            for t in result.triples:
-                if not (t.head.strip() and t.tail.strip() and t.relation.strip()):
-                    continue
-                if not (_grounded(t.head, text) and _grounded(t.tail, text)):
-                    ungrounded += 1  # a small model names things the chunk never mentions
-                    continue
-                extraction.triples.append(ExtractedTriple(t.head.strip(), t.head_type, t.relation.strip(),
-                                                          t.tail.strip(), t.tail_type))
-                extraction.entities += [(t.head.strip(), t.head_type), (t.tail.strip(), t.tail_type)]
+        for chunk, triples in found:
+            extraction, dropped = _grounded_extraction(chunk, triples)
+            ungrounded += dropped
             out.append((chunk, extraction))
         if ungrounded:
-            self.ctx.llm.accounting.count("triples", invalid_items=ungrounded)
+            task = TRIPLES if self.shared is None else CHUNK_KNOWLEDGE
+            self.ctx.llm.accounting.count(task.name, invalid_items=ungrounded)
         return out
+
+
+def _grounded_extraction(chunk: ChunkRecord, triples: Sequence[Triple]) -> tuple[ChunkExtraction, int]:
+    """The chunk's triples whose ends it names (its title, its text, and whom its references point at: the
+    summary), and how many were dropped because a small model named things the chunk never mentions."""
+    extraction = ChunkExtraction()
+    text = f"{chunk.title}\n{chunk.text}\n{chunk.summary}".casefold()
+    dropped = 0
+    for t in triples:
+        if not (t.head.strip() and t.tail.strip() and t.relation.strip()):
+            continue
+        if not (_grounded(t.head, text) and _grounded(t.tail, text)):
+            dropped += 1
+            continue
+        extraction.triples.append(ExtractedTriple(t.head.strip(), t.head_type, t.relation.strip(),
+                                                  t.tail.strip(), t.tail_type))
+        extraction.entities += [(t.head.strip(), t.head_type), (t.tail.strip(), t.tail_type)]
+    return extraction, dropped
 
 
 class LLMTagExtractor:
@@ -236,13 +311,23 @@ class LLMFactItemExtractor:
 
 
 class LLMExtractors:
-    """The LLM mode: each layer's extractor calls the model."""
+    """The LLM mode: each layer's extractor calls the model; atoms and triples share one call per chunk
+    unless ``combined`` is False."""
+
+    def __init__(self, combined: bool = True) -> None:
+        self.combined = combined
+        self._shared: dict[int, ChunkKnowledgeCalls] = {}  # by the job's context (each holds its context)
+
+    def _calls(self, ctx: Context) -> ChunkKnowledgeCalls | None:
+        if not self.combined:
+            return None
+        return self._shared.setdefault(id(ctx), ChunkKnowledgeCalls(ctx))
 
     def atoms(self, ctx: Context) -> LLMAtomExtractor:
-        return LLMAtomExtractor(ctx)
+        return LLMAtomExtractor(ctx, self._calls(ctx))
 
     def triples(self, ctx: Context) -> LLMTripleExtractor:
-        return LLMTripleExtractor(ctx)
+        return LLMTripleExtractor(ctx, self._calls(ctx))
 
     def tags(self, ctx: Context) -> LLMTagExtractor:
         return LLMTagExtractor(ctx)
