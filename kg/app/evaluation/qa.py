@@ -456,7 +456,9 @@ def plot_report(report: QAReport, path: Path) -> Path:
     ax.set_title(f"QA on {report.dataset} ({report.n_questions} questions, {report.protocol}, "
                  f"LLM: {report.llm.model or 'offline'})", fontsize=9)
     ax.legend(fontsize=8)
-    bars = cost.bar(names, [results[m].llm_calls_per_question for m in names], color="grey")
+    calls = [results[m].llm_calls_per_question for m in names]
+    bars = cost.bar(names, calls, color="grey")
+    cost.set_ylim(0, 1.15 * max([1.0, *calls]))  # offline runs make no calls: keep the axis at zero and up
     for bar, m in zip(bars, names, strict=True):
         cost.annotate(f"{results[m].seconds_per_question:.1f}s", (bar.get_x() + bar.get_width() / 2,
                                                                   bar.get_height()), ha="center", va="bottom",
