@@ -7,8 +7,11 @@
 //   lexical  the $passage_candidates best Lucene (BM25) chunks for $query (skipped when $query is '').
 // Scores are raw cosines for the vector paths, BM25 for lexical, 1.0 for a named entity. `chunks` is the number
 // of chunks that mention an entity (HippoRAG 2 divides an entity's weight by it), 1 for a chunk.
+// One row: the seeds, and in the same round trip the graph's `version`, whose hash names the GDS projection
+// (kg.retrieval.methods.ppr); with $vector null and $query '' only the version.
 CALL () {
-  CALL db.index.vector.queryNodes('fact_embedding', $fact_candidates, $vector) YIELD node AS f, score
+  UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS v
+  CALL db.index.vector.queryNodes('fact_embedding', $fact_candidates, v) YIELD node AS f, score
   MATCH (f)-[:SUBJECT|OBJECT]->(e:Entity)
   RETURN 'fact' AS kind, e.id AS id, e.name AS name, 2 * score - 1 AS score,
          coalesce(f.text, f.head + ' ' + f.relation + ' ' + f.tail) AS via, f.id AS via_id,
@@ -21,7 +24,8 @@ CALL () {
   RETURN 'name' AS kind, e.id AS id, e.name AS name, 1.0 AS score, named[0] AS via, null AS via_id,
          COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS chunks
   UNION ALL
-  CALL db.index.vector.queryNodes('chunk_embedding', $passage_candidates, $vector) YIELD node AS c, score
+  UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS v
+  CALL db.index.vector.queryNodes('chunk_embedding', $passage_candidates, v) YIELD node AS c, score
   RETURN 'dense' AS kind, c.id AS id, c.title AS name, 2 * score - 1 AS score, null AS via, null AS via_id,
          1 AS chunks
   UNION ALL
@@ -29,4 +33,16 @@ CALL () {
   CALL db.index.fulltext.queryNodes('chunk_text', q, {limit: $passage_candidates}) YIELD node AS c, score
   RETURN 'lexical' AS kind, c.id AS id, c.title AS name, score, null AS via, null AS via_id, 1 AS chunks
 }
-RETURN kind, id, name, score, via, via_id, chunks
+WITH collect({kind: kind, id: id, name: name, score: score, via: via, via_id: via_id, chunks: chunks}) AS seeds
+CALL () {
+  MATCH (d:Document) WHERE d.loaded_at IS NOT NULL
+  RETURN toString(d.loaded_at) AS loaded_at ORDER BY d.loaded_at DESC LIMIT 1
+  UNION ALL
+  RETURN null AS loaded_at
+}
+WITH seeds, collect(loaded_at) AS newest
+RETURN seeds,
+       // A load, a delete, a re-load and a distillation each change one of these (counts from the count store).
+       [COUNT { (:Chunk) }, COUNT { (:Entity) }, COUNT { (:Fact) }, COUNT { ()-[:MENTIONS]->() },
+        COUNT { ()-[:SUBJECT]->() }, COUNT { ()-[:OBJECT]->() }, COUNT { ()-[:REFERENCES]->() },
+        COUNT { (:Document) }, coalesce(newest[0], '')] AS version

@@ -23,7 +23,7 @@ CREATE INDEX document_has_links IF NOT EXISTS FOR (n:Document) ON (n.has_links);
 // Documents whose title mentions are still to be linked, and the documents one many-document file holds.
 CREATE INDEX document_mentions_pending IF NOT EXISTS FOR (n:Document) ON (n.mentions_pending);
 CREATE INDEX document_file IF NOT EXISTS FOR (n:Document) ON (n.file);
-// The newest load, which the ppr retriever's projection follows (retrieval/ppr_version).
+// The newest load, which the ppr retriever's projection follows (retrieval/ppr_seeds returns it).
 CREATE INDEX document_loaded_at IF NOT EXISTS FOR (n:Document) ON (n.loaded_at);
 // Chunks retrieval does not see (label HiddenChunk, which no retrieval index covers): a large document's new
 // version while it is written in several transactions, an old one while it is deleted in several.

@@ -29,8 +29,11 @@ PageRank runs in Neo4j, with GDS (``gds.pageRank.stream`` on a named in-memory p
 ``damping``). GDS 2.13 takes source nodes without weights; PageRank is linear in its restart vector, so the
 seeds are grouped into at most ``levels`` groups of about equal weight (log-spaced), each group runs once and
 the runs are summed, each scaled by its group's mean weight. The projection is named after a fingerprint of
-the graph (``retrieval/ppr_version``: label and relationship counts and the newest load) and re-projected
-lazily by the first query after a load, a delete or a distillation; stale projections are dropped.
+the graph (label and relationship counts and the newest load, which ``ppr_seeds`` returns with the seeds in
+the same round trip) and re-projected lazily by the first query after a load, a delete or a distillation;
+stale projections are dropped. A retriever remembers the projection it last used and consults the GDS catalog
+only when the fingerprint changes or the projection went missing (a restarted server, another session that
+saw a newer graph dropped it).
 
 Without GDS (Aura Free, a server without the plugin) a warning says why, and the same PageRank runs in
 Python on the seeds' neighbourhood read with Cypher (``ppr_neighbours.cypher``): ``hops`` hops out, at most
@@ -69,8 +72,8 @@ from kg.store.queries import (
     PPR_PROJECT,
     PPR_RANK,
     PPR_SEEDS,
-    PPR_VERSION,
     PPRSeedRow,
+    PPRSeedsRow,
 )
 
 __all__ = ["GRAPH_PREFIX", "PPRRetriever", "Seed", "SeedGroup", "Seeds", "local_pagerank", "seed_groups",
@@ -218,6 +221,7 @@ class PPRRetriever(Retriever):
         self.levels, self.iterations, self.tolerance = levels, iterations, tolerance
         self.engine, self.hops, self.fanout = engine, hops, fanout
         self._gds: bool | None = None
+        self._graph: str | None = None  # the projection this retriever last found or made
         self._lock = threading.Lock()
 
     # -- GDS and its projection -----------------------------------------------------------------------------
@@ -233,17 +237,18 @@ class PPRRetriever(Retriever):
             self._gds = present
         return self._gds
 
-    def graph_name(self) -> str:
-        """The name of the projection of the graph as it is now (a fingerprint of its counts and newest load,
-        and of the edge weights)."""
-        version = self.store.read(PPR_VERSION)[0]
-        key = repr((sorted(version.items()), sorted(self.weights.items())))
+    def graph_name(self, version: Sequence[int | str] | None = None) -> str:
+        """The name of the projection of the graph at ``version`` (``ppr_seeds``' counts and newest load; read
+        now when not given), a fingerprint of it and of the edge weights."""
+        if version is None:
+            version = self._read_seeds(None, "")[0]["version"]
+        key = repr((list(version), sorted(self.weights.items())))
         return GRAPH_PREFIX + hashlib.sha1(key.encode()).hexdigest()[:16]
 
-    def ensure_projection(self) -> str:
-        """The projection of the current graph, projected now if the graph changed since the last one
+    def ensure_projection(self, name: str | None = None) -> str:
+        """The projection ``name`` (by default: of the current graph), projected now if the catalog lacks it
         (stale projections of this server's ppr are dropped)."""
-        name = self.graph_name()
+        name = name or self.graph_name()
         with self._lock:
             existing = [r["graph"] for r in self.store.read(PPR_GRAPHS, prefix=GRAPH_PREFIX)]
             if name not in existing:
@@ -256,34 +261,44 @@ class PPRRetriever(Retriever):
             for stale in existing:
                 if stale != name:
                     self.store.read(PPR_DROP, graph=stale)
+            self._graph = name
         return name
 
     # -- retrieval ------------------------------------------------------------------------------------------
-    def seeds(self, question: str, vector: list[float]) -> Seeds:
-        rows = self.store.read(PPR_SEEDS, vector=vector, query=lucene_query(question), question=question,
+    def _read_seeds(self, vector: list[float] | None, question: str) -> list[PPRSeedsRow]:
+        return self.store.read(PPR_SEEDS, vector=vector, query=lucene_query(question), question=question,
                                fact_candidates=self.fact_candidates, entity_candidates=self.entity_candidates,
                                passage_candidates=self.passage_candidates)
-        return seed_weights(rows, fact_seeds=self.fact_seeds, passage_weight=self.passage_weight)
+
+    def seeds(self, question: str, vector: list[float]) -> tuple[Seeds, str]:
+        """The question's seeds, and the name of the projection of the graph as it is now (one round trip)."""
+        row = self._read_seeds(vector, question)[0]
+        seeds = seed_weights(row["seeds"], fact_seeds=self.fact_seeds, passage_weight=self.passage_weight)
+        return seeds, self.graph_name(row["version"])
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
         vector = query_vector(self.embedder, question)
-        seeds = self.seeds(question, vector)
+        seeds, graph = self.seeds(question, vector)
         if not seeds.all():
             return []
-        scores = self._rank_gds(seeds, k, where) if self.uses_gds() else self._rank_local(seeds, k, where)
+        scores = self._rank_gds(seeds, graph, k, where) if self.uses_gds() else self._rank_local(seeds, k, where)
         return self._hits(scores, seeds)
 
-    def _rank_gds(self, seeds: Seeds, k: int, where: RetrievalFilter | None) -> list[tuple[str, float]]:
-        graph = self.ensure_projection()
+    def _rank_gds(self, seeds: Seeds, graph: str, k: int, where: RetrievalFilter | None
+                  ) -> list[tuple[str, float]]:
+        # The catalog is only consulted when the graph changed since this retriever's last query (or the
+        # projection went missing: a server restart, or another session that saw a newer graph dropped it).
+        if graph != self._graph:
+            self.ensure_projection(graph)
         params = dict(graph=graph, groups=seed_groups(seeds.all(), self.levels), damping=self.damping,
                       iterations=self.iterations, tolerance=self.tolerance, depth=max(500, 10 * k), k=k,
                       **filter_params(where))
         try:
             rows = self.store.read(PPR_RANK, **params)
-        except QueryError as exc:  # the projection was dropped by a session that saw a newer graph
+        except QueryError as exc:
             if "does not exist" not in str(exc):
                 raise
-            params["graph"] = self.ensure_projection()
+            self.ensure_projection(graph)
             rows = self.store.read(PPR_RANK, **params)
         return [(r["chunk_id"], float(r["score"])) for r in rows]
 
