@@ -1,5 +1,6 @@
-"""End to end: ``strata bench query`` on a small generated corpus in its own throwaway Neo4j. It checks
-the JSON contract and that every method ran, never a timing (speed is what the benchmark reports)."""
+"""End to end: ``strata bench query`` and ``strata bench scale`` on small generated corpora in their own throwaway
+Neo4j. They check the JSON contract and that every method ran, never a timing (speed is what the benchmarks
+report)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kg.app.bench.query import BENCH_METHODS, generate_passages
+from kg.app.bench.scale import decade_sizes
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 
@@ -35,3 +37,42 @@ def test_bench_query_reports_every_method_and_the_numpy_yardstick(tmp_path: Path
     for latency in [*report["results"].values(), report["numpy_exact"]]:
         assert set(latency) == {"p50_ms", "p95_ms"}
         assert 0 < latency["p50_ms"] <= latency["p95_ms"]
+
+
+def test_decades_grow_tenfold_up_to_the_passages_asked() -> None:
+    assert decade_sizes(1_000_000) == [10_000, 100_000, 1_000_000]
+    assert decade_sizes(250_000) == [10_000, 100_000, 250_000]
+    assert decade_sizes(200, 60) == [60, 200]
+    assert decade_sizes(5_000) == [5_000]
+
+
+def test_generated_passages_are_the_same_in_any_batch() -> None:
+    whole = generate_passages(30)
+    assert [d.text for d in generate_passages(10, start=20)] == [d.text for d in whole[20:]]
+
+
+_DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "index_seconds", "store_mb", "client_peak_mb",
+           "server_peak_mb", "query", "numpy_exact"}
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_bench_scale_grows_one_store_and_reports_each_decade(tmp_path: Path) -> None:
+    out = tmp_path / "scale.json"
+    result = CliRunner().invoke(app, ["bench", "scale", "--passages", "200", "--first-decade", "60", "--queries", "5",
+                                      "--json", str(out)],
+                                env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text("utf-8"))
+    assert set(report) == {"decades"}
+    assert [d["passages"] for d in report["decades"]] == [60, 200]
+    for decade in report["decades"]:
+        assert set(decade) == _DECADE, decade.get("unavailable")
+        assert set(decade["query"]) == set(BENCH_METHODS)
+        numbers = [decade[key] for key in _DECADE - {"query", "numpy_exact"}]
+        for latency in [*decade["query"].values(), decade["numpy_exact"]]:
+            assert set(latency) == {"p50_ms", "p95_ms"}
+            numbers += [latency["p50_ms"], latency["p95_ms"]]
+        assert all(isinstance(n, int | float) and n > 0 for n in numbers), decade
+    # One store grown, not rebuilt: the second decade holds the first one's passages too.
+    assert report["decades"][1]["store_mb"] > report["decades"][0]["store_mb"]

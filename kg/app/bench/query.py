@@ -22,13 +22,16 @@ from kg.embeddings import Embedder
 from kg.llm import LLM
 from kg.retrieval import Retriever, make_retriever
 from kg.settings import Settings
+from kg.store.base import GraphStore
 from loaders.builder import TextBuilder
 from loaders.models import SourceDocument
 from loaders.qa import QALoader
 
-__all__ = ["BENCH_METHODS", "Latency", "QueryBenchReport", "generate_passages", "percentiles", "run_query_bench"]
+__all__ = ["BENCH_METHODS", "Latency", "QueryBenchReport", "exact_latency", "generate_passages", "method_latencies",
+           "percentiles", "query_texts", "run_query_bench"]
 
-BENCH_METHODS = ("chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr", "strata")
+BENCH_METHODS = ("chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr", "strata",
+                 "ppr")
 
 _VOCABULARY = """river valley harbour castle railway station bridge museum library council election province district
 mountain island forest desert glacier volcano lake canal festival cathedral monastery university college
@@ -44,21 +47,34 @@ season war treaty battle siege rebellion dynasty empire republic kingdom colony 
 magazine journal broadcaster network station record label team league championship cup""".split()  # noqa: SIM905 - a word list reads better as text
 
 
-def generate_passages(n: int, *, seed: int = 13) -> list[SourceDocument]:
-    """``n`` deterministic passages of three sentences, titled ``"Place <i>"``; the second sentence names
-    another passage."""
-    rng = random.Random(seed)
+def generate_passages(count: int, *, start: int = 0, seed: int = 13) -> list[SourceDocument]:
+    """Passages ``start`` to ``start + count - 1`` of a deterministic series: three sentences each, titled
+    ``"Place <i>"``, the second naming an earlier passage (passage 0 names passage 1). Each passage has its
+    own seeded generator, so a range is the same whether generated alone or as part of a longer run: a
+    store can grow batch by batch (``strata bench scale``) and any passage can be regenerated to query it."""
     docs = []
-    for i in range(n):
+    for i in range(start, start + count):
+        rng = random.Random(f"{seed}:{i}")
         title = f"Place {i}"
         sentences = [f"{title} " + " ".join(rng.choices(_VOCABULARY, k=rng.randint(8, 16))) + "."
                      for _ in range(3)]
         # A named neighbour, so that entity, fact and title-link paths have real work to do.
-        sentences[1] = sentences[1][:-1] + f" near Place {rng.randrange(n)}."
+        sentences[1] = sentences[1][:-1] + f" near Place {rng.randrange(i) if i else 1}."
         builder = TextBuilder(title)
         builder.add_block(" ".join(sentences))
         docs.append(builder.finish(source=f"bench:{title}", format="text", sha256=f"bench-{seed}-{i}"))
     return docs
+
+
+def query_texts(docs: Sequence[SourceDocument], queries: int, *, seed: int = 7) -> list[str]:
+    """``queries`` eight-word windows of passages drawn from ``docs`` (a seeded draw)."""
+    rng = random.Random(seed)
+    texts = []
+    for _ in range(queries):
+        words = docs[rng.randrange(len(docs))].text.split()
+        start = rng.randrange(max(len(words) - 8, 1))
+        texts.append(" ".join(words[start:start + 8]))
+    return texts
 
 
 class Latency(BaseModel):
@@ -92,42 +108,53 @@ def _time(run: Callable[[str], object], queries: Sequence[str], warmup: int) -> 
     return percentiles(samples)
 
 
+def exact_latency(matrix: np.ndarray, embedder: Embedder, queries: Sequence[str], *, k: int,
+                  warmup: int) -> Latency:
+    """The yardstick: embedding each query and an exact numpy top-``k`` over ``matrix`` (one vector a row)."""
+    def exact(q: str) -> object:
+        scores = matrix @ embedder.embed_one(q)
+        top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
+        return top[np.argsort(-scores[top])]
+
+    return _time(exact, queries, warmup)
+
+
+def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, queries: Sequence[str], *, k: int,
+                     methods: Sequence[str], warmup: int, progress: Callable[[str], None]
+                     ) -> tuple[dict[str, Latency], dict[str, str]]:
+    """p50/p95 of each method that can run on this graph, and why each other one cannot."""
+    results: dict[str, Latency] = {}
+    unavailable: dict[str, str] = {}
+    for method in methods:
+        reason = method_unavailable(store, method)
+        if reason is not None:
+            unavailable[method] = reason
+            continue
+        retriever = make_retriever(method, store, embedder, llm=llm)
+
+        def run(question: str, retriever: Retriever = retriever) -> object:
+            return retriever.retrieve(question, k=k)
+
+        results[method] = _time(run, queries, warmup)
+        progress(f"{method}: {results[method]}")
+    return results, unavailable
+
+
 def run_query_bench(settings: Settings, embedder: Embedder, llm: LLM, *, passages: int = 10_000,
                     corpus: Path | None = None, queries: int = 100, k: int = 10,
                     methods: Sequence[str] = BENCH_METHODS, warmup: int = 5,
                     progress: Callable[[str], None] | None = None) -> QueryBenchReport:
     say = progress or (lambda _msg: None)
     docs = list(QALoader().load(corpus))[:passages] if corpus else generate_passages(passages)
-    rng = random.Random(7)
-    picks = [docs[rng.randrange(len(docs))] for _ in range(queries)]
-    texts = []
-    for doc in picks:
-        words = doc.text.split()
-        start = rng.randrange(max(len(words) - 8, 1))
-        texts.append(" ".join(words[start:start + 8]))
+    texts = query_texts(docs, queries)
     matrix = embedder.embed([d.text for d in docs])
-
-    def exact(q: str) -> object:
-        scores = matrix @ embedder.embed_one(q)
-        top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
-        return top[np.argsort(-scores[top])]
-
-    report = QueryBenchReport(passages=len(docs), results={}, numpy_exact=_time(exact, texts, warmup))
+    report = QueryBenchReport(passages=len(docs), results={},
+                              numpy_exact=exact_latency(matrix, embedder, texts, k=k, warmup=warmup))
     with isolated_store(settings, embedder) as store:
         loaded = load_corpus(store, embedder, docs, chunk_tokens=settings.chunk_tokens,
                              chunk_overlap=settings.chunk_overlap)
         say(f"loaded {loaded.documents} passages")
         distill_eval_layers(store, embedder, llm, loaded.written)
-        for method in methods:
-            reason = method_unavailable(store, method)
-            if reason is not None:
-                report.unavailable[method] = reason
-                continue
-            retriever = make_retriever(method, store, embedder, llm=llm)
-
-            def run(question: str, retriever: Retriever = retriever) -> object:
-                return retriever.retrieve(question, k=k)
-
-            report.results[method] = _time(run, texts, warmup)
-            say(f"{method}: {report.results[method]}")
+        report.results, report.unavailable = method_latencies(store, embedder, llm, texts, k=k, methods=methods,
+                                                              warmup=warmup, progress=say)
     return report

@@ -9,7 +9,7 @@ import typer
 
 from kg.app.cli.app import bench_app, console, emit_json, settings_of
 
-__all__ = ["bench_distill"]
+__all__ = ["bench_distill", "bench_scale"]
 
 _CORPUS = Path(__file__).resolve().parents[4].parent / "shared" / "data" / "hotpotqa_sample" / \
     "hotpotqa_train_corpus.json"
@@ -37,3 +37,27 @@ def bench_distill(
     emit_json(data)
     console.print(f"offline {report.offline_chunks_per_s} chunks/s; with LLM (excluding its latency) "
                   f"{report.llm_chunks_per_s_excluding_llm} chunks/s", highlight=False)
+
+
+@bench_app.command("scale")
+def bench_scale(
+    ctx: typer.Context,
+    passages: int = typer.Option(1_000_000, "--passages", min=10, help="Passages in the last decade."),
+    first_decade: int = typer.Option(10_000, "--first-decade", min=10,
+                                     help="Passages at the first measurement; each next one has ten times more."),
+    queries: int = typer.Option(50, "--queries", min=5, help="Timed queries per method at each decade."),
+    json_out: Path = typer.Option(None, "--json", help="Also write the JSON report to this file."),
+) -> None:
+    """One store grown decade by decade to --passages generated passages: ingest and distil chunks/s, index
+    time, store size, client and server peak memory, and query p50/p95 of every method and of numpy."""
+    from kg.app.bench.scale import run_scale_bench
+    from kg.embeddings import make_embedder
+
+    settings = settings_of(ctx)
+    embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
+    report = run_scale_bench(settings, embedder, passages=passages, first_decade=first_decade, queries=queries,
+                             progress=lambda msg: console.print(msg, highlight=False))
+    data = report.to_json()
+    if json_out is not None:
+        json_out.write_text(json.dumps(data, indent=2), "utf-8")
+    emit_json(data)
