@@ -59,6 +59,7 @@ __all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "decade_sizes", "run_sca
 
 BATCH = 5000  # passages generated, embedded and written at once
 SAMPLE_S = 0.2
+START_TIMEOUT_S = 900.0  # a loaded machine (other servers, a previous decade's JVM) starts Neo4j slowly
 
 
 class DecadeReport(BaseModel):
@@ -151,7 +152,7 @@ def _server(settings: Settings) -> Iterator[tuple[GraphStore, LocalNeo4j, int]]:
     home = Path(tempfile.mkdtemp(prefix="strata-bench-scale-"))
     server = LocalNeo4j(LocalServerSettings(home=home, cache_dir=settings.cache_dir, bolt_port=free_port(),
                                             http_port=free_port(), heap=settings.local.heap,
-                                            pagecache=settings.local.pagecache))
+                                            pagecache=settings.local.pagecache, start_timeout_s=START_TIMEOUT_S))
     try:
         info = server.start()
         if info.pid is None:
