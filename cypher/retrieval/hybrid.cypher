@@ -1,12 +1,20 @@
 // (d) Hybrid fusion of chunk vectors (a), atoms (b) and Lucene full text over chunks and atoms (c), in one
 // round trip. Each path ranks chunks by its own score (a chunk keeps its best atom); a path whose weight is
-// 0 is not run. $fusion = 'rrf': sum of weight / ($rrf_k + rank); 'linear': sum of weight * the path's
-// min-max normalised score (1 when the path found one score). kg.retrieval.fusion computes the same.
+// 0 is not run. $fusion (the formulas of kg.retrieval.fusion, which computes the same in Python):
+//   'zscore' (calibrated): sum of weight * (score - the path's lowest) / the path's standard deviation over
+//            its top $candidates: a chunk counts by how many deviations it stands above its path's list,
+//            so a hit standing out of its list (a confident match) outweighs a path's evenly spread ones;
+//            a path that returned fewer than $candidates counts the others as scoring 0 (no match);
+//   'linear': sum of weight * the path's min-max normalised score;
+//   'rrf':    sum of weight / ($rrf_k + rank).
+// A path that found one score (or only equal ones) contributes its weight.
 // The top $link_seeds results also bring their title links in the same round trip (0: none): documents
 // whose title the chunk's stored name_terms match in the title index, each with its best chunk by raw
 // cosine to the query; kg.retrieval.links keeps those whose title the chunk names verbatim (the CONTAINS
 // test here is a necessary condition of that check: the title up to its first parenthesis). A seed loaded
-// before chunks stored name_terms gets null links, for the caller to look up.
+// before chunks stored name_terms gets null links, for the caller to look up. With $question_links, the
+// first row also brings the question's own title links ($text's name terms $name_query) as
+// question_links: title_links.cypher's lookup, without a second round trip.
 CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
   WITH c, 2 * score - 1 AS score WHERE $weights.chunk > 0 AND score >= $threshold
@@ -38,39 +46,59 @@ WITH path, c, score, via, via_id ORDER BY score DESC
 WITH path, c, collect({score: score, via: via, via_id: via_id})[0] AS best
 WITH path, c, best ORDER BY best.score DESC
 WITH path, collect({c: c, best: best})[..$candidates] AS ranked
-WITH path, ranked, ranked[0].best.score AS top, ranked[-1].best.score AS bottom
+// zscore's statistics count the results a path did not return as 0 (no match) up to $candidates: a lone
+// Lucene match then stands out of its list as far as it should.
+WITH path, ranked, ranked[0].best.score AS top, ranked[-1].best.score AS bottom,
+     CASE WHEN size(ranked) < $candidates THEN $candidates - size(ranked) ELSE 0 END AS unmatched
+WITH path, ranked, top, unmatched, CASE WHEN unmatched > 0 AND bottom > 0.0 THEN 0.0 ELSE bottom END AS floor,
+     reduce(s = 0.0, r IN ranked | s + r.best.score) / (size(ranked) + unmatched) AS mean
+WITH path, ranked, top, floor, ranked[-1].best.score AS bottom,
+     sqrt((reduce(s = 0.0, r IN ranked | s + (r.best.score - mean) ^ 2) + unmatched * mean ^ 2)
+          / (size(ranked) + unmatched)) AS deviation
 UNWIND range(0, size(ranked) - 1) AS i
-WITH path, ranked[i].c AS c, ranked[i].best AS best, i + 1 AS rank, top, bottom
+WITH path, ranked[i].c AS c, ranked[i].best AS best, i + 1 AS rank, top, bottom, floor, deviation
 WITH c, path, best, rank,
-     CASE $fusion
-       WHEN 'rrf' THEN $weights[path] / ($rrf_k + rank)
-       ELSE $weights[path] * CASE WHEN top > bottom THEN (best.score - bottom) / (top - bottom) ELSE 1.0 END
+     CASE
+       WHEN $fusion = 'rrf' THEN $weights[path] / ($rrf_k + rank)
+       WHEN $fusion = 'zscore' AND deviation > 0.0 THEN $weights[path] * (best.score - floor) / deviation
+       WHEN top = bottom THEN $weights[path]
+       ELSE $weights[path] * (best.score - bottom) / (top - bottom)
      END AS part
 WITH c, sum(part) AS fused,
      collect({path: path, score: best.score, rank: rank, via: best.via, via_id: best.via_id}) AS sources
 ORDER BY fused DESC LIMIT $k
 WITH collect({c: c, fused: fused, sources: sources}) AS ranked
-UNWIND range(0, size(ranked) - 1) AS position
-WITH ranked[position].c AS c, ranked[position].fused AS fused, ranked[position].sources AS sources, position
-CALL (c, position) {
-  WITH c WHERE position < $link_seeds AND c.name_terms <> ''
-  CALL db.index.fulltext.queryNodes('document_title', c.name_terms, {limit: $link_candidates}) YIELD node AS d
-  WITH c, d WHERE d.id <> c.document_id AND ($document_ids IS NULL OR d.id IN $document_ids)
+// The linking texts, in one title-index pass: the question itself (n = -1, when $question_links, with its
+// name terms $name_query) and the top $link_seeds chunks (n = their position).
+WITH ranked, CASE WHEN $question_links AND $name_query <> ''
+                  THEN [{n: -1, text: $text, terms: $name_query, own: null}] ELSE [] END
+             + [i IN range(0, size(ranked) - 1) WHERE i < $link_seeds AND ranked[i].c.name_terms <> ''
+                | {n: i, text: ranked[i].c.text, terms: ranked[i].c.name_terms, own: ranked[i].c.document_id}]
+             AS linking
+CALL (linking) {
+  UNWIND linking AS x
+  CALL db.index.fulltext.queryNodes('document_title', x.terms, {limit: $link_candidates}) YIELD node AS d
+  WITH x, d WHERE (x.own IS NULL OR d.id <> x.own) AND ($document_ids IS NULL OR d.id IN $document_ids)
     AND ($formats IS NULL OR d.format IN $formats)
     AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata))
-    AND c.text CONTAINS trim(split(d.title, '(')[0])
+    AND x.text CONTAINS trim(split(d.title, '(')[0])
   MATCH (l:Chunk {document_id: d.id}) WHERE NOT l.id IN $exclude_ids
-  WITH d, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC
-  WITH d, collect({c: l, sim: sim})[0] AS best
-  WITH d, best.c AS l, best.sim AS sim
-  RETURN collect({chunk_id: l.id, text: l.text, document_id: l.document_id, title: l.title, source: d.source,
-                  page: l.page, char_start: l.char_start, char_end: l.char_end,
+  WITH x, d, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC
+  WITH x, d, collect({c: l, sim: sim})[0] AS best
+  WITH x, d, best.c AS l, best.sim AS sim
+  RETURN collect({n: x.n, chunk_id: l.id, text: l.text, document_id: l.document_id, title: l.title,
+                  source: d.source, page: l.page, char_start: l.char_start, char_end: l.char_end,
                   sentences: coalesce(l.sentences, []), score: coalesce(sim, 0.0), path: 'title',
-                  via: d.title, via_id: d.id}) AS links
+                  via: d.title, via_id: d.id}) AS found
 }
+UNWIND range(0, size(ranked) - 1) AS position
+WITH ranked[position].c AS c, ranked[position].fused AS fused, ranked[position].sources AS sources, position,
+     found
 OPTIONAL MATCH (d:Document {id: c.document_id})
 RETURN c.id AS chunk_id, c.text AS text, c.document_id AS document_id, c.title AS title, d.source AS source,
        c.page AS page, c.char_start AS char_start, c.char_end AS char_end,
        coalesce(c.sentences, []) AS sentences, fused AS score, sources,
-       CASE WHEN position < $link_seeds AND c.name_terms IS NULL THEN null ELSE links END AS links
+       CASE WHEN position < $link_seeds AND c.name_terms IS NULL THEN null
+            ELSE [l IN found WHERE l.n = position] END AS links,
+       CASE WHEN position = 0 AND $question_links THEN [l IN found WHERE l.n = -1] END AS question_links
 ORDER BY score DESC

@@ -6,13 +6,13 @@ Methods (:data:`METHODS`, selected by name with :func:`make_retriever`):
 ``chunk``       (a) chunk vector top-k
 ``atom``        (b) atom vector -> ``[:ATOM_OF]`` -> chunk, best atom per chunk as the explanation
 ``fulltext``    (c) Lucene BM25 over chunks and atoms, the user's text escaped
-``hybrid``      (d) (a) + (b) + (c) fused by RRF or normalised linear fusion, in one query
+``hybrid``      (d) (a) + (b) + (c) fused by calibrated (z-score), linear or RRF fusion, in one query
 ``multigrain``  (e) PIKE-RAG multi-granularity propagation: documents/sections down, atoms/facts up
 ``kg2rag``      (f) KG2RAG: seed chunks -> entities -> m-hop facts -> chunks, organised by MST
 ``pgrag``       (g) PG-RAG pseudo-graph walk from anchor fact items, a mind-map context
 ``tags``        (h) query expansion through the auto-tagging table, then ``hybrid``
 ``hr``          PIKE-RAG's hierarchical retriever H-R (paths a and b together)
-``strata``      the recommended default: hybrid + title, bridge and entity links
+``strata``      the recommended default: hybrid + title and bridge links (entity links, ppr: optional)
 ``ppr``         HippoRAG 2: personalised PageRank from question seeds over chunks and entities (GDS)
 ==============  ========================================================================================
 
@@ -94,7 +94,7 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
     if isinstance(s, AtomSettings):
         return AtomRetriever(store, embedder, threshold=s.threshold)
     if isinstance(s, FulltextSettings):
-        return FulltextRetriever(store, atoms=s.atoms, rrf_k=s.rrf_k)
+        return FulltextRetriever(store, atoms=s.atoms, fusion=s.fusion, rrf_k=s.rrf_k)
     if isinstance(s, HybridSettings):
         return HybridRetriever(store, embedder, fusion=s.fusion, weights=s.weights, rrf_k=s.rrf_k,
                                candidates=s.candidates, atom_threshold=s.atom_threshold)
@@ -115,7 +115,7 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
         return HierarchicalRetriever(store, embedder, chunk_k=s.chunk_k, chunk_threshold=s.chunk_threshold,
                                      atom_k=s.atom_k, atom_threshold=s.atom_threshold)
     return StrataRetriever(store, embedder, seeds=s.seeds, candidates=s.candidates, weights=s.weights,
-                           rrf_k=s.rrf_k, path_weights=s.path_weights)
+                           rrf_k=s.rrf_k, fusion=s.fusion, path_weights=s.path_weights)
 
 
 def method_settings(name: str, settings: RetrieverSettings | None = None, **overrides: object) -> RetrieverSettings:

@@ -1,27 +1,37 @@
-"""Rank fusion: reciprocal-rank fusion and normalised linear fusion of ranked lists.
+"""Rank fusion: calibrated (z-score), normalised linear and reciprocal-rank fusion of ranked lists.
 
 ``cypher/retrieval/hybrid.cypher`` fuses its paths in the database with the same formulas; these functions
 fuse lists that come from separate queries (e.g. the default ``strata`` method) and document the maths:
 
-* RRF (Cormack et al., 2009): ``score(d) = sum_p w_p / (k + rank_p(d))``, ranks from 1; robust to paths
-  whose scores live on different scales (cosine vs BM25).
-* linear: ``score(d) = sum_p w_p * (s_p(d) - min_p) / (max_p - min_p)``; a path whose scores are all equal
-  contributes ``w_p``. A chunk a path did not return contributes 0 for that path.
+* zscore (calibrated, the default of ``hybrid``): ``score(d) = sum_p w_p * (s_p(d) - min_p) / sd_p``, the
+  standard deviation ``sd_p`` of the path's returned scores (a path that returned fewer results than it was
+  asked for counts the others as 0): each path's scores on one scale, in how many deviations a result
+  stands above the path's list. A path's weight is then what it is worth: RRF gives a
+  weak path's first result as much as a strong path's, whatever its score, and this is how a weak dense
+  signal dragged a good lexical ranking down (docs/retrieval.md has the measurements).
+* linear: ``score(d) = sum_p w_p * (s_p(d) - min_p) / (max_p - min_p)``.
+* RRF (Cormack et al., 2009): ``score(d) = sum_p w_p / (k + rank_p(d))``, ranks from 1; scores are ignored.
+
+In zscore and linear a path whose scores are all equal contributes ``w_p``; a chunk a path did not return
+contributes 0 for that path (as much as the path's lowest).
 
 >>> rrf({"a": ["x", "y"], "b": ["y"]}, k=60)["y"] == 1 / 62 + 1 / 61
 True
+>>> zscore({"a": [("x", 3.0), ("y", 1.0)]})
+{'x': 2.0, 'y': 0.0}
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from kg.retrieval.base import Hit
 
-__all__ = ["Fusion", "fuse", "fuse_hits", "linear", "rrf"]
+__all__ = ["Fusion", "fuse", "fuse_hits", "linear", "rrf", "zscore"]
 
-Fusion = Literal["rrf", "linear"]
+Fusion = Literal["zscore", "linear", "rrf"]
 
 
 def rrf(ranked: Mapping[str, Sequence[str]], *, k: float = 60.0,
@@ -51,18 +61,44 @@ def linear(scored: Mapping[str, Sequence[tuple[str, float]]],
     return out
 
 
+def zscore(scored: Mapping[str, Sequence[tuple[str, float]]], *, weights: Mapping[str, float] | None = None,
+           depth: int = 0) -> dict[str, float]:
+    """Weighted sum of ``path -> [(id, score)]`` scores above the path's lowest, in standard deviations of
+    the path's scores (population deviation, as the Cypher computes it). A path that returned fewer than
+    ``depth`` results (the number it was asked for) counts the missing ones as scoring 0: no match, which
+    a lone lexical match then stands far above."""
+    out: dict[str, float] = {}
+    for path, pairs in scored.items():
+        if not pairs:
+            continue
+        weight = 1.0 if weights is None else weights.get(path, 1.0)
+        values = [s for _, s in pairs]
+        unmatched = max(depth - len(values), 0)
+        floor = 0.0 if unmatched and min(values) > 0 else min(values)
+        mean = sum(values) / (len(values) + unmatched)
+        deviation = math.sqrt((sum((v - mean) ** 2 for v in values) + unmatched * mean**2)
+                              / (len(values) + unmatched))
+        for item, score in pairs:
+            norm = (score - floor) / deviation if deviation > 0 else 1.0
+            out[item] = out.get(item, 0.0) + weight * norm
+    return out
+
+
 def fuse(scored: Mapping[str, Sequence[tuple[str, float]]], *, method: Fusion = "rrf", rrf_k: float = 60.0,
-         weights: Mapping[str, float] | None = None) -> list[tuple[str, float]]:
-    """Fuse ``path -> [(id, score)] best first`` and return ``(id, fused)`` best first (ties by id)."""
+         weights: Mapping[str, float] | None = None, depth: int = 0) -> list[tuple[str, float]]:
+    """Fuse ``path -> [(id, score)] best first`` and return ``(id, fused)`` best first (ties by id);
+    ``depth``: the number of results each path was asked for (zscore, see :func:`zscore`)."""
     if method == "rrf":
         fused = rrf({p: [i for i, _ in pairs] for p, pairs in scored.items()}, k=rrf_k, weights=weights)
+    elif method == "zscore":
+        fused = zscore(scored, weights=weights, depth=depth)
     else:
         fused = linear(scored, weights=weights)
     return sorted(fused.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
 def fuse_hits(lists: Mapping[str, Sequence[Hit]], *, k: int, method: Fusion = "rrf", rrf_k: float = 60.0,
-              weights: Mapping[str, float] | None = None) -> list[Hit]:
+              weights: Mapping[str, float] | None = None, depth: int = 0) -> list[Hit]:
     """Fuse ranked hit lists from separate paths: one hit per chunk, carrying every path's sources, scored
     by the fused score; a chunk repeated within a list counts at its first (best) rank."""
     by_id: dict[str, Hit] = {}
@@ -76,5 +112,5 @@ def fuse_hits(lists: Mapping[str, Sequence[Hit]], *, k: int, method: Fusion = "r
                 by_id[hit.chunk_id] = hit.model_copy(deep=True)
             order.setdefault(hit.chunk_id, hit.score)
         scored[path] = list(order.items())
-    fused = fuse(scored, method=method, rrf_k=rrf_k, weights=weights)
+    fused = fuse(scored, method=method, rrf_k=rrf_k, weights=weights, depth=depth)
     return [by_id[i].model_copy(update={"score": s}) for i, s in fused[:k]]

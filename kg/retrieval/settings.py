@@ -5,6 +5,8 @@ wrong type is refused when the model is built (``make_retriever`` raises :class:
 
 >>> HybridSettings(fusion="linear").rrf_k
 60.0
+>>> StrataSettings().weights["ppr"]
+0.0
 >>> SETTINGS["kg2rag"](seeds=1).hops
 1
 """
@@ -57,17 +59,20 @@ class AtomSettings(_Settings):
 
 
 class FulltextSettings(_Settings):
-    """``fulltext``: Lucene over chunks, and over atoms too when ``atoms`` (fused by RRF with ``rrf_k``)."""
+    """``fulltext``: Lucene over chunks, and over atoms too when ``atoms`` (fused by ``fusion``: calibrated
+    z-score, linear, or RRF with ``rrf_k``)."""
 
     atoms: bool = True
+    fusion: Fusion = "zscore"
     rrf_k: float = 60.0
 
 
 class HybridSettings(_Settings):
-    """``hybrid``: the vector, atom and Lucene paths fused by ``fusion`` (RRF with ``rrf_k``, or linear with
-    ``weights`` per path) over ``candidates`` per path; atoms below ``atom_threshold`` do not count."""
+    """``hybrid``: the vector, atom and Lucene paths fused by ``fusion`` (calibrated z-score, linear or RRF
+    with ``rrf_k``) with ``weights`` per path over ``candidates`` per path; atoms below ``atom_threshold`` do
+    not count."""
 
-    fusion: Fusion = "rrf"
+    fusion: Fusion = "zscore"
     weights: Mapping[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
     rrf_k: float = 60.0
     candidates: int = 50
@@ -120,7 +125,7 @@ class PPRSettings(_Settings):
     reference_weight: float = Field(1.0, ge=0.0)
     levels: int = Field(3, ge=1)
     iterations: int = Field(20, ge=1)
-    tolerance: float = Field(1e-7, gt=0.0)
+    tolerance: float = Field(1e-4, gt=0.0)
     engine: Literal["auto", "gds", "cypher"] = "auto"
     hops: int = Field(3, ge=1)
     fanout: int = Field(50, ge=1)
@@ -142,13 +147,16 @@ class HRSettings(_Settings):
 
 
 class StrataSettings(_Settings):
-    """``strata``: hybrid (``path_weights``, ``candidates``, ``rrf_k``) plus links from ``seeds`` hits, fused
-    with ``weights`` per link kind."""
+    """``strata``: hybrid (``fusion`` of its paths with ``path_weights`` over ``candidates`` per path, at
+    least ``k``) plus links from ``seeds`` hits, fused by RRF (``rrf_k``) with ``weights`` per signal:
+    ``hybrid``, ``question_title``, ``bridge``, ``entity`` and ``ppr`` (the ``ppr`` method's ranking); a
+    signal of weight 0 is not run (by default ``entity`` and ``ppr``: docs/retrieval.md has the numbers)."""
 
-    seeds: int = 3
-    candidates: int = 50
+    seeds: int = Field(default=3, ge=0)
+    candidates: int = Field(default=30, ge=1)
     weights: Mapping[str, float] = Field(default_factory=lambda: dict(LINK_WEIGHTS))
     rrf_k: float = 60.0
+    fusion: Fusion = "zscore"
     path_weights: Mapping[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
 
 

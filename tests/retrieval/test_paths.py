@@ -14,7 +14,7 @@ from kg.retrieval.fusion import fuse
 from kg.retrieval.links import mentions_title, named_links, title_core, title_links
 from kg.retrieval.methods.chunk import chunk_vector_hits
 from kg.retrieval.methods.fulltext import fulltext_hits
-from kg.retrieval.methods.hybrid import hybrid_hits, hybrid_hits_with_links
+from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, hybrid_hits, hybrid_hits_with_links
 from kg.store.lucene import name_query
 from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus
 
@@ -76,7 +76,7 @@ def test_fulltext_over_chunks_and_atoms(distilled: Corpus) -> None:
     assert fused[0].title == "Newburgh" and {s.path for s in fused[0].sources} == {"fulltext", "fulltext_atom"}
 
 
-@pytest.mark.parametrize("method", ["rrf", "linear"])
+@pytest.mark.parametrize("method", ["zscore", "rrf", "linear"])
 def test_hybrid_cypher_fusion_equals_python_fusion(distilled: Corpus, method: str) -> None:
     question = "Which magazine was started in 1989?"
     vector = query_vector(EMBEDDER, question)
@@ -86,7 +86,8 @@ def test_hybrid_cypher_fusion_equals_python_fusion(distilled: Corpus, method: st
         for source in hit.sources:
             per_path.setdefault(source.path, []).append((hit.chunk_id, source.score))
     # Each path's full list (all 6 chunks exist, so every path's top 6 is in the fused 6 unless it found fewer).
-    expected = fuse({p: sorted(v, key=lambda x: -x[1]) for p, v in per_path.items()}, method=method)
+    expected = fuse({p: sorted(v, key=lambda x: -x[1]) for p, v in per_path.items()}, method=method, depth=6,
+                    weights=DEFAULT_WEIGHTS)
     assert [round(s, 9) for _, s in expected] == [round(h.score, 9) for h in hits]
     assert hits[0].title == "First for Women"
     assert {"chunk", "atom", "fulltext"} <= {s.path for s in hits[0].sources}
@@ -118,7 +119,8 @@ def test_title_links_need_a_verbatim_title(corpus: Corpus) -> None:
 
 
 def test_strata_follows_bridge_links_and_explains_them(distilled: Corpus) -> None:
-    hits = make_retriever("strata", distilled.store, EMBEDDER).retrieve(
+    with_entities = {"entity": 0.5}  # entity links are off by default (weight 0)
+    hits = make_retriever("strata", distilled.store, EMBEDDER, weights=with_entities).retrieve(
         "Where was the editor of Arthur's Magazine born?", k=3)
     titles = [h.title for h in hits]
     assert titles[0] == "Arthur's Magazine"
@@ -126,6 +128,9 @@ def test_strata_follows_bridge_links_and_explains_them(distilled: Corpus) -> Non
     linked = next(h for h in hits if h.title == "Timothy Shay Arthur")
     assert any(s.path == "bridge" and s.via == "Arthur's Magazine" for s in linked.sources)
     assert any(s.path == "entity" for h in hits for s in h.sources)
+    default = make_retriever("strata", distilled.store, EMBEDDER).retrieve(
+        "Where was the editor of Arthur's Magazine born?", k=3)
+    assert not any(s.path in ("entity", "ppr") for h in default for s in h.sources)
 
 
 def test_seed_links_come_with_the_hybrid_query_and_match_a_lookup(distilled: Corpus) -> None:
@@ -135,7 +140,7 @@ def test_seed_links_come_with_the_hybrid_query_and_match_a_lookup(distilled: Cor
                                    id=distilled.chunks["Arthur's Magazine"])
     assert stored[0]["terms"] == name_query(PASSAGES["Arthur's Magazine"])
     assert stored[0]["terms"] == "arthur magazine american philadelphia timothy shay"
-    linked = hybrid_hits_with_links(distilled.store, vector, question, k=5, seeds=2)
+    linked = hybrid_hits_with_links(distilled.store, vector, question, k=5, seeds=2).hits
     assert [h.link_candidates == [] for h in linked[2:]] == [True, True, True]
     for seed in linked[:2]:
         looked_up = title_links(distilled.store, [seed.hit.text], vector, exclude_documents=[[seed.hit.document_id]])
@@ -143,6 +148,10 @@ def test_seed_links_come_with_the_hybrid_query_and_match_a_lookup(distilled: Cor
         assert [h.chunk_id for h in named_links(seed.hit.text, seed.link_candidates)] == [
             h.chunk_id for h in looked_up[0]]
     assert "Timothy Shay Arthur" in [h.title for h in named_links(linked[0].hit.text, linked[0].link_candidates or [])]
+    asked = hybrid_hits_with_links(distilled.store, vector, question, k=5, seeds=2, question_links=True)
+    assert [h.chunk_id for h in named_links(question, asked.question_links)] == [
+        h.chunk_id for h in title_links(distilled.store, [question], vector, exclude_documents=[[]])[0]]
+    assert [h.title for h in named_links(question, asked.question_links)] == ["Arthur's Magazine"]
 
 
 def test_strata_looks_links_up_for_chunks_loaded_without_name_terms(distilled: Corpus) -> None:
@@ -151,7 +160,7 @@ def test_strata_looks_links_up_for_chunks_loaded_without_name_terms(distilled: C
     before = [(h.chunk_id, h.score) for h in strata.retrieve(question, k=4)]
     distilled.store.query("MATCH (c:Chunk) REMOVE c.name_terms", routing=WRITE)
     assert hybrid_hits_with_links(distilled.store, query_vector(EMBEDDER, question), question, k=3,
-                                  seeds=3)[0].link_candidates is None
+                                  seeds=3).hits[0].link_candidates is None
     assert [(h.chunk_id, h.score) for h in strata.retrieve(question, k=4)] == before
 
 

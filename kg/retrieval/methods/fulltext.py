@@ -1,14 +1,15 @@
 """(c) Full-text retrieval: Lucene BM25 over chunks (text and title) and over atoms, the user's text escaped.
 
-The two indexes are fused by reciprocal rank when atoms exist; on a graph without atoms this is plain
-Lucene BM25 over chunks.
+The two indexes are fused when atoms exist, by calibrated (z-score) fusion with ``hybrid``'s weights of
+its two Lucene paths (RRF on request); on a graph without atoms this is plain Lucene BM25 over chunks.
 """
 
 from __future__ import annotations
 
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row
-from kg.retrieval.fusion import fuse_hits
+from kg.retrieval.fusion import Fusion, fuse_hits
+from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
 from kg.store.queries import FULLTEXT_ATOMS, FULLTEXT_CHUNKS
@@ -39,12 +40,15 @@ class FulltextRetriever(Retriever):
 
     name = "fulltext"
 
-    def __init__(self, store: GraphStore, *, atoms: bool = True, rrf_k: float = 60.0) -> None:
-        self.store, self.atoms, self.rrf_k = store, atoms, rrf_k
+    def __init__(self, store: GraphStore, *, atoms: bool = True, fusion: Fusion = "zscore",
+                 rrf_k: float = 60.0) -> None:
+        self.store, self.atoms, self.fusion, self.rrf_k = store, atoms, fusion, rrf_k
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
         chunks = fulltext_hits(self.store, question, k=k, where=where)
         atoms = fulltext_hits(self.store, question, k=k, layer="atoms", where=where) if self.atoms else []
         if not atoms:
             return chunks
-        return fuse_hits({"fulltext": chunks, "fulltext_atom": atoms}, k=k, rrf_k=self.rrf_k)
+        weights = {path: DEFAULT_WEIGHTS[path] for path in ("fulltext", "fulltext_atom")}
+        return fuse_hits({"fulltext": chunks, "fulltext_atom": atoms}, k=k, method=self.fusion, rrf_k=self.rrf_k,
+                         weights=weights, depth=k)

@@ -1,8 +1,13 @@
 """(d) Hybrid retrieval: chunk vectors, atoms and Lucene full text fused in one Cypher round trip.
 
-``cypher/retrieval/hybrid.cypher`` runs the paths as ``CALL {}`` union branches and fuses them with RRF or
-normalised linear fusion (the formulas of :mod:`kg.retrieval.fusion`). A path with weight 0 is skipped,
-which is also how a caller restricts retrieval to some layers (e.g. ``weights={"atom": 0, ...}``).
+``cypher/retrieval/hybrid.cypher`` runs the paths as ``CALL {}`` union branches and fuses them, by default
+with calibrated (z-score) fusion, else normalised linear fusion or RRF (the formulas of
+:mod:`kg.retrieval.fusion`). A path with weight 0 is skipped, which is also how a caller restricts
+retrieval to some layers (e.g. ``weights={"atom": 0, ...}``).
+
+:data:`DEFAULT_WEIGHTS` weigh each lexical path about 3 to 4 times a vector path: set on the HotpotQA
+sample with the default wordllama embedder (docs/retrieval.md: the sweep, and the held-out checks), where
+the vector paths are the weaker signal; a stronger embedder deserves more (``weights=...``).
 """
 
 from __future__ import annotations
@@ -15,15 +20,15 @@ from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion
 from kg.store.base import GraphStore
-from kg.store.lucene import lucene_query
+from kg.store.lucene import lucene_query, name_query
 from kg.store.queries import HYBRID, HybridRow
 
-__all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "hybrid_hits", "hybrid_hits_with_links"]
+__all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "LinkedRanking", "hybrid_hits", "hybrid_hits_with_links"]
 
-DEFAULT_WEIGHTS: Mapping[str, float] = {"chunk": 1.0, "atom": 1.0, "fulltext": 1.0, "fulltext_atom": 1.0}
+DEFAULT_WEIGHTS: Mapping[str, float] = {"chunk": 0.25, "atom": 0.25, "fulltext": 1.0, "fulltext_atom": 0.75}
 
 
-def hybrid_hits(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion = "rrf",
+def hybrid_hits(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion = "zscore",
                 weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0, candidates: int = 50,
                 threshold: float = -1.0, atom_threshold: float = 0.0,
                 where: RetrievalFilter | None = None) -> list[Hit]:
@@ -43,26 +48,39 @@ class LinkedHit:
     link_candidates: list[Hit] | None
 
 
+@dataclass(frozen=True)
+class LinkedRanking:
+    """The hybrid ranking with its seeds' link candidates, and the title-link candidates of the question
+    itself (empty unless asked for); :func:`~kg.retrieval.links.named_links` keeps the named ones."""
+
+    hits: list[LinkedHit]
+    question_links: list[Hit]
+
+
 def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *, k: int, seeds: int,
-                           link_candidates: int = 30, weights: Mapping[str, float] = DEFAULT_WEIGHTS,
-                           rrf_k: float = 60.0, candidates: int = 50,
-                           where: RetrievalFilter | None = None) -> list[LinkedHit]:
-    """:func:`hybrid_hits` (RRF) whose first ``seeds`` hits carry their title-link candidates, from the same
-    round trip. Candidates are unfiltered: :func:`~kg.retrieval.links.mentions_title` decides."""
-    rows = _rows(store, vector, text, k=k, fusion="rrf", weights=weights, rrf_k=rrf_k, candidates=candidates,
-                 where=where, link_seeds=seeds, link_candidates=link_candidates)
-    return [LinkedHit(hit_from_row(r), None if r["links"] is None else [hit_from_row(link) for link in r["links"]])
+                           question_links: bool = False, link_candidates: int = 30, fusion: Fusion = "zscore",
+                           weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0,
+                           candidates: int = 50, where: RetrievalFilter | None = None) -> LinkedRanking:
+    """:func:`hybrid_hits` whose first ``seeds`` hits carry their title-link candidates, and, with
+    ``question_links``, the question's own title-link candidates, all from the same round trip. Candidates
+    are unfiltered: :func:`~kg.retrieval.links.mentions_title` decides."""
+    rows = _rows(store, vector, text, k=k, fusion=fusion, weights=weights, rrf_k=rrf_k, candidates=candidates,
+                 where=where, link_seeds=seeds, link_candidates=link_candidates, question_links=question_links)
+    hits = [LinkedHit(hit_from_row(r), None if r["links"] is None else [hit_from_row(link) for link in r["links"]])
             for r in rows]
+    asked = rows[0]["question_links"] if rows else None
+    return LinkedRanking(hits, [hit_from_row(link) for link in asked or []])
 
 
 def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion,
           weights: Mapping[str, float], rrf_k: float, candidates: int, where: RetrievalFilter | None,
           threshold: float = -1.0, atom_threshold: float = 0.0, link_seeds: int = 0,
-          link_candidates: int = 30) -> list[HybridRow]:
+          link_candidates: int = 30, question_links: bool = False) -> list[HybridRow]:
     return store.read(
         HYBRID, vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
         weights={**{p: 0.0 for p in DEFAULT_WEIGHTS}, **weights}, rrf_k=float(rrf_k), threshold=threshold,
         atom_threshold=atom_threshold, link_seeds=link_seeds, link_candidates=link_candidates,
+        question_links=question_links, text=text, name_query=name_query(text) if question_links else "",
         **filter_params(where),
     )
 
@@ -78,7 +96,7 @@ class HybridRetriever(Retriever):
 
     name = "hybrid"
 
-    def __init__(self, store: GraphStore, embedder: Embedder, *, fusion: Fusion = "rrf",
+    def __init__(self, store: GraphStore, embedder: Embedder, *, fusion: Fusion = "zscore",
                  weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0, candidates: int = 50,
                  atom_threshold: float = 0.0) -> None:
         self.store, self.embedder = store, embedder

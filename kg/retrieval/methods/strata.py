@@ -1,42 +1,49 @@
 """``strata``: the recommended default retriever.
 
-It fuses, by reciprocal rank, what each signal is good at:
+It fuses, by weighted reciprocal rank, what each signal is good at:
 
-1. the hybrid ranking (``hybrid.cypher``): chunk vectors, atoms, and Lucene BM25 over chunks and atoms;
+1. the hybrid ranking (``hybrid.cypher``): chunk vectors, atoms, and Lucene BM25 over chunks and atoms,
+   fused by calibrated (z-score) fusion, so a weak vector signal cannot drag a good lexical ranking down;
 2. passages the question names by title (comparison questions name both of their passages);
 3. bridge links: passages named by the top hybrid seeds (the second hop of a bridge question), in the
    order of the seed that names them;
-4. entity links, when the distilled layer holds entities: chunks mentioning entities the question names.
+4. optional, off by default (weight 0, not run): entity links, chunks mentioning entities the question
+   names (they cost recall on both the titled and the untitled HotpotQA sample with offline entities), and
+   the ``ppr`` method's personalised PageRank ranking (docs/retrieval.md has the measurements).
 
 Each of 2-4 is a ranked list in the fusion, so a link only outranks a direct match when several signals
-agree. Everything is a few indexed Cypher queries; nothing is fitted to a data set. The seeds' bridge
-candidates come back with the hybrid ranking in one round trip (each chunk stores the name terms of its
-text at load time, so the server can look its titles up itself), and the lookups that need only the
-question (2 and 4) run on other sessions meanwhile: a query costs one sequential round trip.
+agree; 2 and 3 need titled passages and simply find nothing in a corpus without them, which leaves the
+hybrid ranking. The question's title links and the seeds' bridge candidates come back with the hybrid
+ranking in one round trip (each chunk stores the name terms of its text at load time, so the server can
+look its titles up itself): by default a query is one round trip (entity links and ppr, when weighted,
+run on other sessions meanwhile).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
-from kg.retrieval.fusion import fuse_hits
+from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.links import named_links, title_links
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, LinkedHit, hybrid_hits_with_links
+from kg.retrieval.methods.ppr import PPRRetriever
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
 from kg.store.queries import ENTITY_LINKS
 
 __all__ = ["LINK_WEIGHTS", "StrataRetriever"]
 
-LINK_WEIGHTS: Mapping[str, float] = {"hybrid": 1.0, "question_title": 1.0, "bridge": 0.5, "entity": 0.5}
+# Set on the HotpotQA sample (docs/retrieval.md): entity links and ppr cost recall there, so they do not run.
+LINK_WEIGHTS: Mapping[str, float] = {"hybrid": 1.0, "question_title": 1.0, "bridge": 0.75, "entity": 0.0,
+                                     "ppr": 0.0}
 
 
 class StrataRetriever(Retriever):
-    """Hybrid retrieval plus title, bridge and entity links (see the module docstring).
+    """Hybrid retrieval plus title and bridge links, optionally entity links and ppr (the module docstring).
 
     Example::
 
@@ -46,13 +53,14 @@ class StrataRetriever(Retriever):
 
     name = "strata"
 
-    def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, candidates: int = 50,
-                 weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
+    def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, candidates: int = 30,
+                 weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0, fusion: Fusion = "zscore",
                  path_weights: Mapping[str, float] = DEFAULT_WEIGHTS) -> None:
         self.store, self.embedder = store, embedder
-        self.seeds, self.candidates, self.rrf_k = seeds, candidates, rrf_k
-        self.weights, self.path_weights = dict(weights), dict(path_weights)
+        self.seeds, self.candidates, self.rrf_k, self.fusion = seeds, candidates, rrf_k, fusion
+        self.weights, self.path_weights = {**LINK_WEIGHTS, **weights}, dict(path_weights)
         self._entities: bool | None = None
+        self._ppr = PPRRetriever(store, embedder) if self.weights["ppr"] > 0 else None
         # Shared by this retriever's queries: starting threads per query would cost more than it saves.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-links")
 
@@ -64,22 +72,32 @@ class StrataRetriever(Retriever):
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
         vector = query_vector(self.embedder, question)
         depth = max(k, self.candidates)
-        titled = self._pool.submit(title_links, self.store, [question], vector, exclude_documents=[[]], where=where)
-        entity = self._pool.submit(self._entity_links, question, vector, where) if self._has_entities() else None
-        linked = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=self.seeds,
-                                        weights=self.path_weights, candidates=depth, where=where)
-        lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in linked]}
-        seeds = [s.hit for s in linked[:self.seeds]]
-        found = self._seed_links(linked[:self.seeds], vector, where)
-        lists["question_title"] = titled.result()[0]
-        bridge: list[Hit] = []
-        for seed, links in zip(seeds, found, strict=True):
-            bridge += [h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.title,
-                                                                  via_id=seed.chunk_id)]}) for h in links]
-        lists["bridge"] = bridge
-        if entity is not None:
-            lists["entity"] = entity.result()
+        side: dict[str, Future[list[Hit]]] = {}
+        if self.weights["entity"] > 0 and self._has_entities():
+            side["entity"] = self._pool.submit(self._entity_links, question, vector, where)
+        if self._ppr is not None:
+            side["ppr"] = self._pool.submit(self._ppr.retrieve, question, k=depth, where=where)
+        seeds = self.seeds if self.weights["bridge"] > 0 else 0
+        titled = self.weights["question_title"] > 0
+        ranking = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=seeds, question_links=titled,
+                                         fusion=self.fusion, weights=self.path_weights, candidates=depth,
+                                         where=where)
+        lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in ranking.hits]}
+        if titled:
+            lists["question_title"] = named_links(question, ranking.question_links)
+        if seeds:
+            lists["bridge"] = self._bridge(ranking.hits[:seeds], vector, where)
+        for signal, future in side.items():
+            lists[signal] = future.result()
         return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights)
+
+    def _bridge(self, seeds: list[LinkedHit], vector: list[float], where: RetrievalFilter | None) -> list[Hit]:
+        """The seeds' links in seed order, each explained by the seed that names it."""
+        bridge: list[Hit] = []
+        for seed, links in zip(seeds, self._seed_links(seeds, vector, where), strict=True):
+            bridge += [h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.hit.title,
+                                                                  via_id=seed.hit.chunk_id)]}) for h in links]
+        return bridge
 
     def _seed_links(self, seeds: list[LinkedHit], vector: list[float],
                     where: RetrievalFilter | None) -> list[list[Hit]]:

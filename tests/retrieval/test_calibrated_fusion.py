@@ -1,0 +1,113 @@
+"""Calibrated (z-score) fusion: a weak signal cannot drag a strong one down, in the maths and in Neo4j.
+
+The Neo4j test builds the case the issue describes: a corpus where the dense signal is pure noise (each
+text's vector is random, seeded by the text) and the lexical one is right (each question names its
+passage's unique code word). The hybrid ranking must then be as good as its own Lucene path, while plain
+reciprocal-rank fusion of the same paths is not (which is why the default is no longer RRF).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from kg.app.evaluation.runner import corpus_documents, load_corpus
+from kg.embeddings import Embedder
+from kg.embeddings.base import l2_normalise
+from kg.retrieval import make_retriever
+from kg.retrieval.fusion import fuse, rrf, zscore
+from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
+from kg.retrieval.settings import HybridSettings, StrataSettings
+from kg.store.base import GraphStore
+from kg.store.schema import ensure_schema
+
+# A strong lexical path: the gold item stands far above the rest. A noise path: flat, gold not in it.
+LEXICAL = [("gold", 12.0), ("a", 3.0), ("b", 2.9), ("c", 2.8), ("d", 2.7), ("e", 2.6)]
+NOISE = [("c", 0.52), ("a", 0.515), ("b", 0.51), ("e", 0.505), ("d", 0.50), ("f", 0.495)]
+
+
+def test_rrf_lets_a_noise_path_outrank_a_confident_lexical_hit() -> None:
+    fused = rrf({"lexical": [i for i, _ in LEXICAL], "dense": [i for i, _ in NOISE]}, k=60)
+    assert max(fused, key=lambda i: fused[i]) != "gold"  # the failure calibrated fusion removes
+
+
+def test_zscore_with_the_default_weights_keeps_a_confident_lexical_hit_first() -> None:
+    weights = {"lexical": DEFAULT_WEIGHTS["fulltext"], "dense": DEFAULT_WEIGHTS["chunk"]}
+    fused = fuse({"lexical": LEXICAL, "dense": NOISE}, method="zscore", weights=weights)
+    assert fused[0][0] == "gold"
+
+
+def test_zscore_counts_missing_results_as_no_match() -> None:
+    # A lone Lucene match out of 30 asked for stands about sqrt(30) deviations above the others (0).
+    alone = zscore({"lexical": [("x", 4.0)]}, depth=30)["x"]
+    assert alone == pytest.approx(30 / np.sqrt(29))
+    # A full list is scored against its own lowest result, whatever depth says.
+    assert zscore({"p": [("x", 3.0), ("y", 1.0)]}, depth=2) == {"x": 2.0, "y": 0.0}
+    assert zscore({"p": [("x", 3.0), ("y", 3.0)]}, weights={"p": 0.5}) == {"x": 0.5, "y": 0.5}
+
+
+def test_defaults_are_calibrated_and_lexical_led() -> None:
+    hybrid = HybridSettings()
+    assert hybrid.fusion == "zscore"
+    assert hybrid.weights["fulltext"] > hybrid.weights["chunk"]
+    strata = StrataSettings()
+    assert strata.fusion == "zscore" and strata.weights["entity"] == 0.0 and strata.weights["ppr"] == 0.0
+
+
+class NoiseEmbedder(Embedder):
+    """A random unit vector per text (seeded by the text): a dense signal that knows nothing."""
+
+    def __init__(self, dimensions: int = 64) -> None:
+        self.dimensions, self.name = dimensions, f"noise:{dimensions}"
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        rows = [np.random.default_rng(int.from_bytes(hashlib.sha256(t.encode()).digest()[:8], "little"))
+                .standard_normal(self.dimensions) for t in texts]
+        return l2_normalise(np.array(rows, dtype=np.float32).reshape(len(texts), self.dimensions))
+
+
+FILLER = ("harbour", "railway", "museum", "council", "valley", "castle", "festival", "library")
+
+
+def _noise_corpus(store: GraphStore, tmp_path: Path, embedder: Embedder, n: int = 40) -> list[tuple[str, str]]:
+    """``n`` passages sharing filler words, each with its own code word; the (question, title) pairs."""
+    passages = []
+    for i in range(n):
+        words = [FILLER[(i + j) % len(FILLER)] for j in range(4)]
+        passages.append({"title": f"Record {i}",
+                         "text": f"The {words[0]} and the {words[1]} keep ledger zq{i:03d}x near the {words[2]}."})
+    path = tmp_path / "noise.json"
+    path.write_text(json.dumps(passages), "utf-8")
+    ensure_schema(store, embedder.name, embedder.dimensions)
+    load_corpus(store, embedder, corpus_documents(path, path))
+    return [(f"Which {FILLER[(i + 1) % len(FILLER)]} ledger is zq{i:03d}x?", f"Record {i}") for i in range(n)]
+
+
+def _rank(titles: list[str], gold: str) -> int:
+    return titles.index(gold) if gold in titles else len(titles)
+
+
+def test_hybrid_is_not_below_its_lexical_path_when_the_dense_signal_is_noise(store: GraphStore,
+                                                                             tmp_path: Path) -> None:
+    embedder = NoiseEmbedder()
+    questions = _noise_corpus(store, tmp_path, embedder)
+    lexical = make_retriever("fulltext", store, embedder)
+    hybrid = make_retriever("hybrid", store, embedder)
+    plain_rrf = make_retriever("hybrid", store, embedder, fusion="rrf",
+                               weights={"chunk": 1.0, "atom": 1.0, "fulltext": 1.0, "fulltext_atom": 1.0})
+    first = {"fulltext": 0, "hybrid": 0, "rrf": 0}
+    for question, gold in questions:
+        lexical_rank = _rank([h.title for h in lexical.retrieve(question, k=10)], gold)
+        hybrid_rank = _rank([h.title for h in hybrid.retrieve(question, k=10)], gold)
+        assert hybrid_rank <= lexical_rank, (question, hybrid_rank, lexical_rank)
+        first["fulltext"] += lexical_rank == 0
+        first["hybrid"] += hybrid_rank == 0
+        first["rrf"] += _rank([h.title for h in plain_rrf.retrieve(question, k=10)], gold) == 0
+    assert first["hybrid"] == first["fulltext"] == len(questions)  # the code word finds its passage
+    assert first["rrf"] < len(questions)  # plain RRF lets the noise in: what this test guards against
