@@ -11,13 +11,15 @@ __all__ = ["CitationVerifier", "Claim", "Support"]
 
 @dataclass(frozen=True)
 class Claim:
-    """One sentence of an answer (markers stripped), the question it answers and the text of the chunk it
-    cites; ``whole_answer`` when the sentence is all the answer says (so it answers the question itself)."""
+    """One sentence of an answer (markers stripped), the question it answers, the text of the chunk it cites
+    and its document's ``title``; ``whole_answer`` when the sentence is all the answer says (so it answers the
+    question itself)."""
 
     sentence: str
     question: str
     source: str
     whole_answer: bool = False
+    title: str = ""
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,8 @@ class EntailmentVerifier:
             return Support(supported=found.supported, score=found.score, by="tokens")
         try:
             out = self.llm.run(CITATION_SUPPORT, lang=detect_language(claim.question), question=claim.question,
-                               sentence=claim.sentence, source=claim.source)
+                               sentence=claim.sentence,
+                               source=f"{claim.title}: {claim.source}" if claim.title else claim.source)
         except LLMOutputError:
             return Support(supported=found.supported, score=found.score, by="tokens")
         return Support(supported=out.supported, score=found.score, by="llm")

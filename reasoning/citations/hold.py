@@ -65,6 +65,7 @@ class Held:
     unsupported: int
 
 
+_TRIM = re.compile(r"^[\s.,;:!?\u3002\uff0c]+|[\s.,;:!?\u3002\uff0c]+$")
 _MARKERS_RUN = re.compile(r"(?:\s*\[\d+\])+")
 
 
@@ -84,7 +85,7 @@ def _best_source(claim: str, question: str, evidence: Sequence[Hit], whole: bool
     """The number of the given chunk that best supports ``claim`` by key tokens (check 1 alone: this search
     over every chunk spends no LLM call), or None."""
     scored = [(found.score, -n) for n, hit in enumerate(evidence, 1)
-              if (found := score(Claim(claim, question, hit.text, whole_answer=whole))).supported]
+              if (found := score(Claim(claim, question, hit.text, whole_answer=whole, title=hit.title))).supported]
     return -max(scored)[1] if scored else None
 
 
@@ -101,8 +102,11 @@ def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: Ci
     whole = len(dict.fromkeys(claims)) == 1
 
     def supports(n: int, *said: str) -> bool:
-        return any(verifier.support(Claim(s, question, evidence[n - 1].text, whole_answer=whole)).supported
-                   for s in dict.fromkeys(said) if re.search(r"\w", s))
+        hit = evidence[n - 1]
+        # The sentence and its clause, each once ("A [1]." and "A " are one claim).
+        claims = {_TRIM.sub("", s): s for s in said if re.search(r"\w", s)}
+        return any(verifier.support(Claim(s, question, hit.text, whole_answer=whole, title=hit.title)).supported
+                   for s in claims.values())
 
     unsupported = 0
     pieces, last = [], 0
@@ -146,5 +150,8 @@ def hold_to_sources(answer: Answer, verifier: CitationVerifier, *, asked: str | 
         return answer.model_copy(update={"answer": abstention(answer.question), "citations": [],
                                          "supporting_sentence": None, "abstained": True,
                                          "unsupported_citations": unsupported})
-    return answer.model_copy(update={"answer": held.text, "citations": citations,
-                                     "unsupported_citations": unsupported})
+    # An extractive answer re-cited to another chunk was not taken from that chunk's sentence: it names none.
+    kept = answer.supporting_sentence and any(" ".join(answer.supporting_sentence.split()) in " ".join(c.text.split())
+                                              for c in citations)
+    return answer.model_copy(update={"answer": held.text, "citations": citations, "unsupported_citations": unsupported,
+                                     "supporting_sentence": answer.supporting_sentence if kept else None})

@@ -6,16 +6,18 @@ more that are not function words (NFKC, case-folded, a plural "s" dropped) and, 
 adjacent ideographs (CJK has no spaces to split words on; a lone ideograph counts alone). A sentence that is the
 whole answer, or does not restate any key token of the question ("13", "Bob Edwards"), answers the question
 itself: its claim is "the answer to the question is ...", so the question's key tokens join its own (its
-numbers too: "16" answers "How many were approved in 2023?" only where 2023 is stated).
+numbers too: "16" answers "How many were approved in 2023?" only where 2023 is stated). A sentence sharing no
+key token with the question must also find the names the question asks about ("Tern" answers "What is the
+rated power at Puffin Point?" only where Puffin Point is named).
 
 The claim is looked for in the chunk's best passage, two adjacent sentences (a table row is a sentence, read with
-its table's header row), not across the whole chunk: a number that appears somewhere in a chunk does not support a
-claim about something the chunk states elsewhere. The ``score`` is the share of the claim's key tokens in that
-passage (when the question joined the claim, at most the share of the question's key tokens there: the passage must
-be about what was asked, not only repeat the answer's words); the chunk supports the sentence when every number of
-the claim is in the passage and the score is at least :data:`SUPPORT_THRESHOLD` (0.5). Scores in :data:`UNDECIDED`
-(0.25 to 0.75) with no number missing are close calls that an LLM's entailment check settles when one is enabled
-(:mod:`reasoning.citations.entailment`).
+its table's header row) with the title of the chunk's document (the context of every passage), not across the whole
+chunk: a number that appears somewhere in a chunk does not support a claim about something the chunk states
+elsewhere. The ``score`` is the share of the claim's key tokens in that passage (when the question joined the claim,
+at most the share of the question's key tokens there: the passage must be about what was asked, not only repeat the
+answer's words); the chunk supports the sentence when every number (and name) of the claim is in the passage and the
+score is at least :data:`SUPPORT_THRESHOLD` (0.5). Scores in :data:`UNDECIDED` (0.25 to 0.75) with nothing missing
+are close calls that an LLM's entailment check settles when one is enabled (:mod:`reasoning.citations.entailment`).
 
 >>> claim = Claim("The repair cost EUR 84,000.", "What did the repair cost?",
 ...               "Turbine T-14 lost its gearbox. The repair took 12 days and cost EUR 84,000.")
@@ -36,7 +38,8 @@ from kg.shared.text import CJK_CHARACTERS, is_cjk
 from loaders import split_sentences
 from reasoning.citations.base import Claim, Support
 
-__all__ = ["SUPPORT_THRESHOLD", "UNDECIDED", "TokenScore", "TokenVerifier", "key_tokens", "passages", "score"]
+__all__ = ["SUPPORT_THRESHOLD", "UNDECIDED", "TokenScore", "TokenVerifier", "key_tokens", "passages", "question_names",
+    "score",]
 
 SUPPORT_THRESHOLD = 0.5
 """The least share of a claim's key tokens the cited passage must contain to support it."""
@@ -112,43 +115,58 @@ def passages(source: str) -> list[str]:
 @dataclass(frozen=True)
 class TokenScore:
     """Check 1's reading of a claim: the share of its key tokens in the source's best passage, and the
-    claim's numbers that passage lacks."""
+    claim's numbers and names that passage lacks."""
 
     score: float
-    missing_numbers: tuple[str, ...]
+    missing: tuple[str, ...]
 
     @property
     def supported(self) -> bool:
-        return not self.missing_numbers and self.score >= SUPPORT_THRESHOLD
+        return not self.missing and self.score >= SUPPORT_THRESHOLD
 
     @property
     def undecided(self) -> bool:
-        """A close call an entailment check may settle (never one with a number the passage lacks)."""
-        return not self.missing_numbers and UNDECIDED[0] <= self.score < UNDECIDED[1]
+        """A close call an entailment check may settle (never one with a number or name the passage lacks)."""
+        return not self.missing and UNDECIDED[0] <= self.score < UNDECIDED[1]
 
 
-def claim_tokens(claim: Claim) -> tuple[set[str], set[str]]:
-    """``(key tokens of the claim, the question's key tokens it must be about)``: the question joins the claim
-    of a sentence that is the whole answer or shares no key token with the question (it answers the question
-    itself, not a part of it); else the second set is empty."""
+def question_names(question: str) -> set[str]:
+    """Key tokens of the capitalised words of ``question`` after its first word (the names it asks about).
+
+    >>> sorted(question_names("What is the rated power of the turbines at Puffin Point?"))
+    ['point', 'puffin']
+    """
+    words = question.split()[1:]
+    return key_tokens(" ".join(w for w in words if w[:1].isupper()))
+
+
+def claim_tokens(claim: Claim) -> tuple[set[str], set[str], set[str]]:
+    """``(key tokens of the claim, the question's key tokens it must be about, the tokens it may not miss)``.
+
+    The question joins the claim of a sentence that is the whole answer or shares no key token with the
+    question (it answers the question itself, not a part of it). Never missing: the claim's numbers, and for
+    a sentence sharing no key token with the question ("Tern"), the names the question asks about too."""
     own, asked = key_tokens(claim.sentence), key_tokens(claim.question)
-    context = asked if claim.whole_answer or not own & asked else set()
-    return own | context, context
+    elliptical = not own & asked
+    context = asked if claim.whole_answer or elliptical else set()
+    wanted = own | context
+    required = {t for t in wanted if t[0].isdigit()} | (question_names(claim.question) & asked if elliptical else set())
+    return wanted, context, required
 
 
 def score(claim: Claim) -> TokenScore:
-    """The best passage's score for the claim, and the claim's numbers that passage lacks."""
-    wanted, context = claim_tokens(claim)
+    """The best passage's score for the claim, and the claim's numbers and names that passage lacks."""
+    wanted, context, required = claim_tokens(claim)
     if not wanted:
         return TokenScore(0.0, ())
-    numbers = {t for t in wanted if t[0].isdigit()}
-    best: tuple[float, tuple[str, ...]] = (0.0, tuple(sorted(numbers)))
+    titled = key_tokens(claim.title)
+    best: tuple[float, tuple[str, ...]] = (0.0, tuple(sorted(required)))
     for passage in passages(claim.source):
-        found = key_tokens(passage) & wanted
+        found = (key_tokens(passage) | titled) & wanted
         share = len(found) / len(wanted)
         if context:  # about what was asked, not only sharing the answer's words
             share = min(share, len(found & context) / len(context))
-        candidate = (round(share, 4), tuple(sorted(numbers - found)))
+        candidate = (round(share, 4), tuple(sorted(required - found)))
         if (not candidate[1], candidate[0]) > (not best[1], best[0]):
             best = candidate
     return TokenScore(*best)

@@ -193,7 +193,11 @@ def test_every_method_offline_is_extractive_and_says_so(graph: Graph, method: st
     if out.evidence:
         marker = out.citations[0].marker
         assert out.answer.endswith(f"[{marker}]") and out.citations[0].text == out.evidence[marker - 1].text
-        assert out.supporting_sentence and out.supporting_sentence in " ".join(out.citations[0].text.split())
+        # The sentence the span was taken from is named when the chunk it came from is the one cited (a span
+        # its chunk does not support is cited to the chunk that does: reasoning.citations.hold).
+        assert out.supporting_sentence or out.unsupported_citations
+        if out.supporting_sentence:
+            assert out.supporting_sentence in " ".join(out.citations[0].text.split())
         assert any(step.kind == "offline_extractive" for step in out.trace)
 
 
