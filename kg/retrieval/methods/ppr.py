@@ -211,7 +211,7 @@ class PPRRetriever(Retriever):
                  passage_weight: float = 0.05, fact_seeds: int = 5, fact_candidates: int = 20,
                  entity_candidates: int = 20, passage_candidates: int = 50, mention_weight: float = 1.0,
                  fact_weight: float = 1.0, reference_weight: float = 1.0, levels: int = 3, iterations: int = 20,
-                 tolerance: float = 1e-7, engine: str = "auto", hops: int = 3, fanout: int = 50) -> None:
+                 tolerance: float = 1e-4, engine: str = "auto", hops: int = 3, fanout: int = 50) -> None:
         self.store, self.embedder = store, embedder
         self.damping, self.passage_weight = damping, passage_weight
         self.fact_seeds, self.fact_candidates = fact_seeds, fact_candidates
