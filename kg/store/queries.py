@@ -389,6 +389,10 @@ class LeaseOwnerRow(TypedDict):
     owner: str
 
 
+class SerialOwnerRow(TypedDict):
+    owner: str | None
+
+
 class PendingCountRow(TypedDict):
     layer: str
     chunks: int
@@ -474,6 +478,8 @@ CLAIM_CANDIDATES = Query("distill/claim_candidates", ClaimCandidateRow)
 CLAIM_DOCUMENTS = Query("distill/claim_documents", ClaimCandidateRow)
 CLAIM_CHUNKS = Query("distill/claim_chunks", ClaimedChunkRow)
 LEASE_OWNERS = Query("distill/lease_owners", LeaseOwnerRow)
+LOCK_SERIAL = Query("distill/lock_serial", LeaseOwnerRow)
+SERIAL_OWNER = Query("distill/serial_owner", SerialOwnerRow)
 PENDING_TOTAL = Query("distill/pending_total", PendingTotalRow)
 PENDING_COUNTS = Query("distill/pending_counts", PendingCountRow)
 CHUNK_TABLES = Query("distill/chunk_tables", ChunkTableRow)

@@ -119,6 +119,9 @@ class Layer(ABC):
     clear: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
     by_document: bool = False
+    # True when a batch's build reads what earlier batches wrote (after ``previous_written``): with several
+    # workers, that read and the batch's write then hold the job-wide lock (claims.SerialLock).
+    serial: bool = False
     # The LLM tasks the layer runs about once per chunk: what `strata load --estimate` counts for it.
     llm_tasks: tuple[str, ...] = ()
 

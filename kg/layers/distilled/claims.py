@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import socket
+import time
 import uuid
 from collections import deque
 from collections.abc import Sequence
@@ -24,9 +25,17 @@ from dataclasses import dataclass, field
 
 from kg.layers.distilled.models import ChunkRecord
 from kg.store.base import GraphStore, Transaction
-from kg.store.queries import CLAIM_CANDIDATES, CLAIM_CHUNKS, CLAIM_DOCUMENTS, LEASE_OWNERS, PENDING_TOTAL
+from kg.store.queries import (
+    CLAIM_CANDIDATES,
+    CLAIM_CHUNKS,
+    CLAIM_DOCUMENTS,
+    LEASE_OWNERS,
+    LOCK_SERIAL,
+    PENDING_TOTAL,
+    SERIAL_OWNER,
+)
 
-__all__ = ["Claims", "new_owner"]
+__all__ = ["Claims", "SerialLock", "new_owner"]
 
 _HELD_BATCHES = 4
 
@@ -123,3 +132,37 @@ class Claims:
         last = max((r["id"] for r in candidates), default="")
         return last, [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])
                       for r in rows]
+
+
+# How long a worker waits between tries for the serial lock another worker holds.
+_SERIAL_POLL_S = 0.05
+
+
+@dataclass
+class SerialLock:
+    """The job-wide lock of a layer whose batches read what earlier batches wrote (entity resolution reads
+    the entities earlier batches created). A worker takes it before that read (:meth:`acquire`) and gives it
+    back in the transaction that writes the batch (``distill/unlock_serial``, :meth:`release_in`), so workers
+    resolve one batch at a time against everything committed before: the graph is the one a single worker
+    builds, whichever worker took which batch. Their extraction (the LLM calls) still runs side by side. The
+    lock is a property of the ``StrataMeta`` node, with an expiry, taken over from a dead worker on this host
+    at once."""
+
+    store: GraphStore
+    owner: str
+    lease_seconds: float = 3600.0
+
+    def acquire(self) -> None:
+        dead: list[str] = []
+        while not self.store.write(LOCK_SERIAL, owner=self.owner, lease_ms=int(self.lease_seconds * 1000),
+                                   dead_owners=dead):
+            holder = self.store.read(SERIAL_OWNER)
+            dead = _dead_on_this_host([r["owner"] for r in holder if r["owner"] is not None])
+            if not dead:
+                time.sleep(_SERIAL_POLL_S)
+
+    def release_in(self, tx: Transaction) -> None:
+        tx.run("distill/unlock_serial", owner=self.owner)
+
+    def release(self) -> None:
+        self.store.write("distill/unlock_serial", owner=self.owner)

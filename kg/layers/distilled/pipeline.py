@@ -9,7 +9,8 @@ transaction that writes their nodes, so a killed run resumes where it stopped, a
 
 Throughput: the next batch is built (its LLM calls sent) while the previous one is written; a layer whose
 build reads what earlier batches wrote (entity resolution) waits for that write only after its extraction
-(``previous_written``), so the endpoint keeps working while the graph does.
+(``previous_written``), so the endpoint keeps working while the graph does. Such a ``serial`` layer also
+holds a job-wide lock from that read to its write's commit, so several workers resolve as one does.
 
 The job picks the mode once: without an LLM (:class:`~kg.llm.OfflineLLM`) every layer gets its offline
 extractor, else its LLM one (:mod:`kg.layers.distilled.extractors`).
@@ -31,7 +32,7 @@ from kg.embeddings import Embedder
 from kg.errors import ConfigError
 from kg.layers.distilled.atoms import AtomsLayer
 from kg.layers.distilled.base import Built, Context, Layer, Progress, written
-from kg.layers.distilled.claims import Claims, new_owner
+from kg.layers.distilled.claims import Claims, SerialLock, new_owner
 from kg.layers.distilled.extractors import Extractors, LLMExtractors, OfflineExtractors
 from kg.layers.distilled.models import ALL_LAYERS, ChunkRecord, DistillConfig, DistillReport, LayerReport
 from kg.layers.distilled.pseudograph import PseudoGraphLayer
@@ -39,7 +40,7 @@ from kg.layers.distilled.tables import TablesLayer
 from kg.layers.distilled.tags import TagsLayer
 from kg.layers.distilled.triples import TriplesLayer
 from kg.llm import LLM, OfflineLLM
-from kg.store.base import GraphStore
+from kg.store.base import GraphStore, Transaction
 
 __all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_tasks_of", "parse_layers"]
 
@@ -86,10 +87,10 @@ def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
 _LLM_BATCH_PER_CALL = 4
 
 
-def _run_layer(layer: Layer, claims: Claims, entry: LayerReport, store: GraphStore,
+def _run_layer(layer: Layer, claims: Claims, lock: SerialLock | None, entry: LayerReport, store: GraphStore,
                progress: Progress | None) -> str | None:
     """Claim, build and write the layer's batches until none is left; returns why it stopped early (an
-    endpoint down or a budget spent), or None."""
+    endpoint down or a budget spent), or None. ``lock``: the job-wide lock of a ``serial`` layer."""
     total = claims.pending()
     entry.pending = total
     done = 0
@@ -101,14 +102,27 @@ def _run_layer(layer: Layer, claims: Claims, entry: LayerReport, store: GraphSto
         writes: list[tuple[Future[None], Built]] = []
 
         def build(batch: list[ChunkRecord], before: Future[None] | None) -> Built:
-            return layer.build(batch, previous_written=(before.result if before is not None else written))
+            def previous_written() -> None:
+                if before is not None:
+                    before.result()
+                if lock is not None:
+                    lock.acquire()  # given back by this batch's write
+
+            return layer.build(batch, previous_written=previous_written if layer.serial else written)
+
+        def write(tx: Transaction, built: Built, batch: list[ChunkRecord]) -> None:
+            layer.write(tx, built, batch)
+            if lock is not None:
+                lock.release_in(tx)
 
         batch = claims.next()
         building = builder.submit(build, batch, None) if batch else None
         while building is not None:
             built = building.result()
             if built.done:
-                writes.append((writer.submit(store.atomic, partial(layer.write, built=built, batch=batch)), built))
+                writes.append((writer.submit(store.atomic, partial(write, built=built, batch=batch)), built))
+            elif lock is not None:
+                lock.release()  # nothing to write: the lock goes back at once
             if built.failed:
                 store.write("distill/mark_failed", ids=[f.id for f in built.failed], layer=layer.name)
                 claims.failed([f.id for f in built.failed])
@@ -180,10 +194,13 @@ def distill(
         entry = report.layers[name] = LayerReport(method=layer.method)
         claims = Claims(store, name, owner, size, document_ids=docs, retry_failed=retry_failed,
                         by_document=layer.by_document, lease_seconds=cfg.lease_seconds)
+        lock = SerialLock(store, owner, cfg.lease_seconds) if layer.serial else None
         try:
-            report.stopped = _run_layer(layer, claims, entry, store, progress)
+            report.stopped = _run_layer(layer, claims, lock, entry, store, progress)
         finally:
             claims.release()
+            if lock is not None:
+                lock.release()
         entry.add(layer.finish())
         entry.seconds = round(time.perf_counter() - layer_started, 4)
         entry.llm_seconds = round(entry.llm_seconds, 4)

@@ -27,6 +27,7 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
     llm_tasks = ("triples",)
     clear = ("distill/clear_facts",)
     stale = ("tables",)  # relation rows are read from the chunk's facts
+    serial = True  # resolution reads the entities earlier batches created
 
     def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
