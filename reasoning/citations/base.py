@@ -13,13 +13,16 @@ __all__ = ["CitationVerifier", "Claim", "Support"]
 class Claim:
     """One sentence of an answer (markers stripped), the question it answers, the text of the chunk it cites
     and its document's ``title``; ``whole_answer`` when the sentence is all the answer says (so it answers the
-    question itself)."""
+    question itself); ``common``, the key tokens most of the evidence shares."""
 
     sentence: str
     question: str
     source: str
     whole_answer: bool = False
     title: str = ""
+    common: frozenset[str] = frozenset()
+    """Key tokens most of the evidence given shares (:func:`reasoning.citations.tokens.common_tokens`): the
+    corpus's topic ("Borealis Wind"), no sign of what was asked."""
 
 
 @dataclass(frozen=True)

@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kg.retrieval.base import Hit
 from kg.shared.text import detect_language
 from loaders import split_sentences
 from reasoning.citations.base import CitationVerifier, Claim
-from reasoning.citations.tokens import score
+from reasoning.citations.tokens import common_tokens, score
 from reasoning.evidence import MARKER, check_citations, strip_markers
 from reasoning.types import Answer
 
@@ -81,12 +81,16 @@ def _clauses(sentence: str) -> dict[int, str]:
     return out
 
 
-def _best_source(claim: str, question: str, evidence: Sequence[Hit], whole: bool) -> int | None:
-    """The number of the given chunk that best supports ``claim`` by key tokens (check 1 alone: this search
-    over every chunk spends no LLM call), or None."""
+def _best_source(claim: Claim, evidence: Sequence[Hit], verifier: CitationVerifier) -> int | None:
+    """The number of the given chunk whose key tokens support ``claim`` best, if the verifier agrees (so at
+    most one entailment call), or None."""
     scored = [(found.score, -n) for n, hit in enumerate(evidence, 1)
-              if (found := score(Claim(claim, question, hit.text, whole_answer=whole, title=hit.title))).supported]
-    return -max(scored)[1] if scored else None
+              if (found := score(replace(claim, source=hit.text, title=hit.title))).supported]
+    if not scored:
+        return None
+    n = -max(scored)[1]
+    hit = evidence[n - 1]
+    return n if verifier.support(replace(claim, source=hit.text, title=hit.title)).supported else None
 
 
 def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: CitationVerifier,
@@ -100,13 +104,14 @@ def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: Ci
         said = strip_markers(text[a:b])
         claims.append(said if re.search(r"\w", said) else (claims[-1] if claims else strip_markers(text)))
     whole = len(dict.fromkeys(claims)) == 1
+    common = common_tokens([h.text for h in evidence])
 
     def supports(n: int, *said: str) -> bool:
         hit = evidence[n - 1]
         # The sentence and its clause, each once ("A [1]." and "A " are one claim).
         claims = {_TRIM.sub("", s): s for s in said if re.search(r"\w", s)}
-        return any(verifier.support(Claim(s, question, hit.text, whole_answer=whole, title=hit.title)).supported
-                   for s in claims.values())
+        return any(verifier.support(Claim(s, question, hit.text, whole_answer=whole, title=hit.title,
+                                          common=common)).supported for s in claims.values())
 
     unsupported = 0
     pieces, last = [], 0
@@ -115,7 +120,8 @@ def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: Ci
         cited = _clauses(sentence)
         failed = [n for n, clause in cited.items() if not supports(n, claim, strip_markers(clause))]
         unsupported += len(failed)
-        other = _best_source(claim, question, evidence, whole) if failed and len(failed) == len(cited) else None
+        other = (_best_source(Claim(claim, question, "", whole_answer=whole, common=common), evidence, verifier)
+                 if failed and len(failed) == len(cited) else None)
         for n in failed:
             # A sentence none of whose sources hold it cites the given chunk that does, if one does.
             sentence = sentence.replace(f"[{n}]", f"[{other}]" if other and n == failed[0] else "")

@@ -1,14 +1,16 @@
 """Check 1 of a citation, always run, offline and cheap: the cited chunk must contain the key tokens of the
 sentence that cites it.
 
-Key tokens are the numbers (thousands separators dropped: "84,000" is 84000), the words of three letters or
-more that are not function words (NFKC, case-folded, a plural "s" dropped) and, in CJK text, every pair of
-adjacent ideographs (CJK has no spaces to split words on; a lone ideograph counts alone). A sentence that is the
-whole answer, or does not restate any key token of the question ("13", "Bob Edwards"), answers the question
-itself: its claim is "the answer to the question is ...", so the question's key tokens join its own (its
-numbers too: "16" answers "How many were approved in 2023?" only where 2023 is stated). A sentence sharing no
-key token with the question must also find the names the question asks about ("Tern" answers "What is the
-rated power at Puffin Point?" only where Puffin Point is named).
+Key tokens are the numbers (thousands separators dropped: "84,000" is 84000), the words of three letters or more
+that are not function words (NFKC, case-folded, a plural "s" dropped) and, in CJK text, every pair of adjacent
+ideographs (CJK has no spaces to split words on; a lone ideograph counts alone). A sentence that is the whole
+answer, or does not restate any key token of the question ("13", "Bob Edwards"), answers the question itself: its
+claim is "the answer to the question is ...", so the question's key tokens join its own (its numbers too: "16"
+answers "How many were approved in 2023?" only where 2023 is stated). The question's tokens that most of the
+evidence given shares (in more than half the chunks, at least three: "Borealis Wind" in a corpus about Borealis
+Wind) say nothing about what was asked and do not count. A sentence sharing no key token with the question must also
+find the names the question asks about ("Tern" answers "What is the rated power at Puffin Point?" only where Puffin
+Point is named).
 
 The claim is looked for in the chunk's best passage, two adjacent sentences (a table row is a sentence, read with
 its table's header row) with the title of the chunk's document (the context of every passage), not across the whole
@@ -32,14 +34,18 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kg.shared.text import CJK_CHARACTERS, is_cjk
 from loaders import split_sentences
 from reasoning.citations.base import Claim, Support
 
-__all__ = ["SUPPORT_THRESHOLD", "UNDECIDED", "TokenScore", "TokenVerifier", "key_tokens", "passages", "question_names",
-    "score",]
+__all__ = [
+    "SUPPORT_THRESHOLD", "UNDECIDED", "TokenScore", "TokenVerifier", "common_tokens",
+    "key_tokens", "passages", "question_names", "score",
+]
 
 SUPPORT_THRESHOLD = 0.5
 """The least share of a claim's key tokens the cited passage must contain to support it."""
@@ -140,13 +146,24 @@ def question_names(question: str) -> set[str]:
     return key_tokens(" ".join(w for w in words if w[:1].isupper()))
 
 
+def common_tokens(texts: Sequence[str]) -> frozenset[str]:
+    """Key tokens in more than half of ``texts`` and in at least three: what the sources all talk about.
+
+    >>> sorted(common_tokens(["Borealis Wind runs turbines.", "Borealis Wind insures.", "Borealis Wind, 1990."]))
+    ['boreali', 'wind']
+    """
+    counts = Counter(t for text in texts for t in key_tokens(text))
+    return frozenset(t for t, n in counts.items() if n >= 3 and n > len(texts) / 2)
+
+
 def claim_tokens(claim: Claim) -> tuple[set[str], set[str], set[str]]:
-    """``(key tokens of the claim, the question's key tokens it must be about, the tokens it may not miss)``.
+    """``(key tokens of the claim, the question's key tokens it must be about, the tokens it may not miss)``;
+    the question's tokens most of the evidence shares (``claim.common``) do not count.
 
     The question joins the claim of a sentence that is the whole answer or shares no key token with the
     question (it answers the question itself, not a part of it). Never missing: the claim's numbers, and for
     a sentence sharing no key token with the question ("Tern"), the names the question asks about too."""
-    own, asked = key_tokens(claim.sentence), key_tokens(claim.question)
+    own, asked = key_tokens(claim.sentence), key_tokens(claim.question) - claim.common
     elliptical = not own & asked
     context = asked if claim.whole_answer or elliptical else set()
     wanted = own | context
