@@ -48,6 +48,7 @@ _TYPE_SYNONYMS = {
     "time": "date", "year": "date", "日期": "date", "时间": "date",
     "quantity": "number", "cardinal": "number", "数字": "number",
 }
+_SIMILARITY_ROWS = 512
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 
 
@@ -243,14 +244,19 @@ class EntityResolver:
                 for j in idx:
                     if i < j:
                         union(i, j)
-        if len(mentions) > 1:
-            sims = vectors @ vectors.T
-            pairs = np.argwhere(np.triu(sims >= cfg.entity_threshold, k=1))
-            # Most similar first, so a generic mention near two typed groups joins the nearer one.
-            for i, j in sorted(pairs.tolist(), key=lambda p: -float(sims[p[0], p[1]])):
-                (ni, _), (nj, _) = mentions[i][0], mentions[j][0]
-                if name_similarity(name_key(ni), name_key(nj)) >= cfg.entity_name_similarity:
-                    union(i, j)
+        # Pairs above the threshold, a block of rows at a time: the whole similarity matrix of a batch's new
+        # mentions (10,000 of them in a batch of long chunks) would be 400 MB.
+        pairs: list[tuple[float, int, int]] = []
+        for start in range(0, len(mentions), _SIMILARITY_ROWS):
+            block = vectors[start:start + _SIMILARITY_ROWS] @ vectors.T
+            for r, j in zip(*np.nonzero(block >= cfg.entity_threshold), strict=True):
+                if j > start + r:
+                    pairs.append((float(block[r, j]), start + int(r), int(j)))
+        # Most similar first, so a generic mention near two typed groups joins the nearer one.
+        for _, i, j in sorted(pairs, key=lambda p: -p[0]):
+            (ni, _), (nj, _) = mentions[i][0], mentions[j][0]
+            if name_similarity(name_key(ni), name_key(nj)) >= cfg.entity_name_similarity:
+                union(i, j)
         groups: dict[int, list[int]] = {}
         for i in range(len(mentions)):
             groups.setdefault(root(i), []).append(i)
