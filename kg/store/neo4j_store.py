@@ -180,11 +180,18 @@ class Neo4jGraphStore:
             )
         return [record.data() for record in records]
 
+    def _session(self, access_mode: str) -> neo4j.Session:
+        """A session routed by ``access_mode`` that shares the bookmarks of :meth:`query`'s writes: on a
+        cluster a read right after a write waits until the member it lands on has that write (causal
+        consistency within this store); a single server has nothing to wait for."""
+        return self.driver.session(database=self.database, default_access_mode=access_mode,
+                                   bookmark_manager=self.driver.execute_query_bookmark_manager)
+
     def _read(self, text: str, params: dict[str, Any]) -> list[Record]:
         """An auto-commit read on a reader, retried through transient faults (reads are idempotent, so a
         retry cannot apply anything twice)."""
         def attempt() -> list[Record]:
-            with self.driver.session(database=self.database, default_access_mode=neo4j.READ_ACCESS) as session:
+            with self._session(neo4j.READ_ACCESS) as session:
                 return [record.data() for record in session.run(text, params)]
 
         return self._retrying(attempt)
@@ -231,7 +238,7 @@ class Neo4jGraphStore:
 
     def run_autocommit(self, name: str, /, **params: Any) -> None:
         """Run a named query in an auto-commit transaction (needed by ``CALL ... IN TRANSACTIONS``)."""
-        with _wrapped(self.uri), self.driver.session(database=self.database) as session:
+        with _wrapped(self.uri), self._session(neo4j.WRITE_ACCESS) as session:
             session.run(cypher.load(name), params).consume()
 
     def atomic(self, work: Callable[[Neo4jTransaction], T], /) -> T:
@@ -242,7 +249,7 @@ class Neo4jGraphStore:
         transaction that outgrew the server's memory must fail at once, and that happens at commit.
         """
         def attempt() -> T:
-            with self.driver.session(database=self.database) as session, session.begin_transaction() as tx:
+            with self._session(neo4j.WRITE_ACCESS) as session, session.begin_transaction() as tx:
                 result = work(Neo4jTransaction(tx))
                 tx.commit()
                 return result
