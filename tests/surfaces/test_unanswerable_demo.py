@@ -41,5 +41,5 @@ def test_every_method_abstains_offline_on_the_demo_corpus_unanswerable_questions
                 shown = answer_result("default", out)  # the MCP tool's view says so too
                 assert shown.abstained and "Abstained: no source supports an answer." in ask_text(shown)
     assert {q for q, _, _ in answered} == MISSED_BY_TOKENS, answered
-    factual = kb.ask(QUESTIONS[0].question)
+    factual = kb.ask(QUESTIONS[0].text)
     assert not factual.abstained and factual.citations, factual.answer
