@@ -2,10 +2,10 @@
 sentence that cites it.
 
 Key tokens are the numbers (thousands separators dropped: "84,000" is 84000), the words of three letters or more
-that are not function words (NFKC, case-folded, a plural "s" dropped) and, in CJK text, every pair of adjacent
-ideographs (CJK has no spaces to split words on; a lone ideograph counts alone). A sentence that is the whole
-answer, or does not restate any key token of the question ("13", "Bob Edwards"), answers the question itself: its
-claim is "the answer to the question is ...", so the question's key tokens join its own (its numbers too: "16"
+that are not function words (NFKC, case-folded, accents and a plural "s" dropped) and, in CJK text, every pair of
+adjacent ideographs (CJK has no spaces to split words on; a lone ideograph counts alone). A sentence that is the
+whole answer, or does not restate any key token of the question ("13", "Bob Edwards"), answers the question itself:
+its claim is "the answer to the question is ...", so the question's key tokens join its own (its numbers too: "16"
 answers "How many were approved in 2023?" only where 2023 is stated). The question's tokens that most of the
 evidence given shares (in more than half the chunks, at least three: "Borealis Wind" in a corpus about Borealis
 Wind) say nothing about what was asked and do not count. A sentence sharing no key token with the question must also
@@ -72,6 +72,12 @@ _TABLE_ROW = re.compile(r"^\s*\|")
 _TABLE_RULE = re.compile(r"^\s*\|[\s:|-]+\|?\s*$")
 
 
+def _folded(text: str) -> str:
+    """NFKC, case-folded, accents dropped ("Renée" is "renee": a question may be typed without them)."""
+    bare = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return unicodedata.normalize("NFKC", bare).casefold()
+
+
 def key_tokens(text: str) -> set[str]:
     """The key tokens of ``text`` (see the module's description).
 
@@ -79,7 +85,7 @@ def key_tokens(text: str) -> set[str]:
     ['2', '84000', 'bob', 'edward', 'eur', 'hosted', 'show', 'worth', '北湖', '湖风', '电场', '风电']
     """
     out: set[str] = set()
-    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text).casefold()):
+    for token in _TOKEN.findall(_folded(text)):
         if token[0].isdigit():
             out.add(_THOUSANDS.sub("", token).rstrip(".,"))
         elif is_cjk(token[0]):
