@@ -100,9 +100,11 @@ def test_a_sentence_citing_the_wrong_given_chunk_cites_the_one_that_holds_it() -
     evidence = hits(DOCS["renee"][1], DOCS["bob"][1])
     question = "Who was the first host of Morning Edition on National Public Radio?"
     # Chunk 1 names Bob Edwards as a longtime host, not as the first one on NPR: chunk 2 says that.
-    out = hold_to_sources(written(question, "Bob Edwards [1]", evidence, offline=True), TokenVerifier())
+    extracted = written(question, "Bob Edwards [1]", evidence, offline=True).model_copy(
+        update={"supporting_sentence": "Montagne and Inskeep succeeded longtime host Bob Edwards."})
+    out = hold_to_sources(extracted, TokenVerifier())
     assert (out.answer, out.unsupported_citations, out.abstained) == ("Bob Edwards [2]", 1, False)
-    assert [c.chunk_id for c in out.citations] == ["c2"]
+    assert [c.chunk_id for c in out.citations] == ["c2"] and out.supporting_sentence is None
 
 
 def test_a_marker_may_support_only_the_clause_it_ends() -> None:
