@@ -10,7 +10,9 @@ answers "How many were approved in 2023?" only where 2023 is stated). The questi
 evidence given shares (in more than half the chunks, at least three: "Borealis Wind" in a corpus about Borealis
 Wind) say nothing about what was asked and do not count. A sentence sharing no key token with the question must also
 find the names the question asks about ("Tern" answers "What is the rated power at Puffin Point?" only where Puffin
-Point is named).
+Point is named), and every sentence must find the names it states itself (one word of each suffices: "Steve
+Inskeep" where the source says "Inskeep"): "The rated power at Puffin Point is 4.2 MW" is not supported by a
+table row of another site.
 
 The claim is looked for in the chunk's best passage, two adjacent sentences (a table row is a sentence, read with
 its table's header row) with the title of the chunk's document (the context of every passage), not across the whole
@@ -152,6 +154,25 @@ def question_names(question: str) -> set[str]:
     return key_tokens(" ".join(w for w in words if w[:1].isupper()))
 
 
+def name_groups(sentence: str) -> list[set[str]]:
+    """The key tokens of each run of capitalised words of ``sentence`` after its first word (the names it
+    states); a name is found when any of its tokens is ("Steve Inskeep" where the source says "Inskeep").
+
+    >>> [sorted(g) for g in name_groups("The rated power at Puffin Point is 4.2 MW, says Steve Inskeep.")]
+    [['point', 'puffin'], ['inskeep', 'steve']]
+    """
+    groups: list[set[str]] = []
+    run: list[str] = []
+    for word in [*sentence.split()[1:], ""]:
+        if word[:1].isupper():
+            run.append(word)
+            continue
+        if run and (tokens := key_tokens(" ".join(run))):
+            groups.append(tokens)
+        run = []
+    return groups
+
+
 def common_tokens(texts: Sequence[str]) -> frozenset[str]:
     """Key tokens in more than half of ``texts`` and in at least three: what the sources all talk about.
 
@@ -168,7 +189,8 @@ def claim_tokens(claim: Claim) -> tuple[set[str], set[str], set[str]]:
 
     The question joins the claim of a sentence that is the whole answer or shares no key token with the
     question (it answers the question itself, not a part of it). Never missing: the claim's numbers, and for
-    a sentence sharing no key token with the question ("Tern"), the names the question asks about too."""
+    a sentence sharing no key token with the question ("Tern"), the names the question asks about too (the
+    names the sentence itself states are looked for by :func:`score`)."""
     own, asked = key_tokens(claim.sentence), key_tokens(claim.question) - claim.common
     elliptical = not own & asked
     context = asked if claim.whole_answer or elliptical else set()
@@ -183,13 +205,16 @@ def score(claim: Claim) -> TokenScore:
     if not wanted:
         return TokenScore(0.0, ())
     titled = key_tokens(claim.title)
+    named = name_groups(claim.sentence)
     best: tuple[float, tuple[str, ...]] = (0.0, tuple(sorted(required)))
     for passage in passages(claim.source):
-        found = (key_tokens(passage) | titled) & wanted
+        present = key_tokens(passage) | titled
+        found = present & wanted
         share = len(found) / len(wanted)
         if context:  # about what was asked, not only sharing the answer's words
             share = min(share, len(found & context) / len(context))
-        candidate = (round(share, 4), tuple(sorted(required - found)))
+        lacking = [" ".join(sorted(g)) for g in named if not g & present]  # a name the sentence states
+        candidate = (round(share, 4), tuple(sorted(required - found)) + tuple(lacking))
         if (not candidate[1], candidate[0]) > (not best[1], best[0]):
             best = candidate
     return TokenScore(*best)
