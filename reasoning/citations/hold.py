@@ -10,7 +10,9 @@ What happens to an answer (:func:`hold_to_sources`):
   ``unsupported_citations`` (once per sentence it was removed from); a sentence none of whose markers stands
   cites instead the given chunk that supports it best by key tokens, when one does (the model, or the extractive
   answerer, named the wrong one of the chunks it was given). A number the model listed without writing it in
-  the text is kept when it supports some sentence of the answer (or the whole answer), else dropped and counted;
+  the text is kept when it supports some sentence of the answer (or the whole answer), else dropped and counted.
+  A sentence citing several chunks, none of which holds it alone, keeps them all when together they do and each
+  holds part of it ("Yes [2][3]": both directors, one per chunk; by key tokens only);
 * when no supported citation is left (including an answer that cited nothing, which is how the answer prompt
   lets the model say the sources do not contain the answer, and an answer from no evidence at all), the answer
   abstains: its text becomes :func:`abstention` ("The sources do not contain the answer to this question.";
@@ -32,7 +34,7 @@ from kg.retrieval.base import Hit
 from kg.shared.text import detect_language
 from loaders import split_sentences
 from reasoning.citations.base import CitationVerifier, Claim
-from reasoning.citations.tokens import common_tokens, score
+from reasoning.citations.tokens import common_tokens, joint_score, score
 from reasoning.evidence import MARKER, check_citations, strip_markers
 from reasoning.types import Answer
 
@@ -119,6 +121,10 @@ def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: Ci
         sentence = text[a:b]
         cited = _clauses(sentence)
         failed = [n for n, clause in cited.items() if not supports(n, claim, strip_markers(clause))]
+        if len(cited) > 1 and len(failed) == len(cited) and joint_score(
+                Claim(claim, question, "", whole_answer=whole, common=common),
+                [(evidence[n - 1].text, evidence[n - 1].title) for n in cited]).supported:
+            failed = []  # the sentence's sources hold it together (a comparison: one fact per source)
         unsupported += len(failed)
         other = (_best_source(Claim(claim, question, "", whole_answer=whole, common=common), evidence, verifier)
                  if failed and len(failed) == len(cited) else None)

@@ -46,7 +46,7 @@ from reasoning.citations.base import Claim, Support
 
 __all__ = [
     "SUPPORT_THRESHOLD", "UNDECIDED", "TokenScore", "TokenVerifier", "common_tokens",
-    "key_tokens", "passages", "question_names", "score",
+    "joint_score", "key_tokens", "passages", "question_names", "score",
 ]
 
 SUPPORT_THRESHOLD = 0.5
@@ -218,6 +218,28 @@ def score(claim: Claim) -> TokenScore:
         if (not candidate[1], candidate[0]) > (not best[1], best[0]):
             best = candidate
     return TokenScore(*best)
+
+
+def joint_score(claim: Claim, sources: Sequence[tuple[str, str]]) -> TokenScore:
+    """:func:`score` of a sentence that cites several chunks (``(text, title)`` each) and states what none holds
+    alone ("Yes [2][3]" to "Are Nolan and Kalathil both directors?", one director per chunk): each chunk's best
+    passage must hold some of the claim's key tokens, and together they must support it."""
+    wanted, context, required = claim_tokens(claim)
+    if not wanted:
+        return TokenScore(0.0, ())
+    present: set[str] = set()
+    for text, title in sources:
+        titled = key_tokens(title)
+        best = max((key_tokens(p) | titled for p in passages(text)), key=lambda tokens: len(tokens & wanted))
+        if not best & wanted:
+            return TokenScore(0.0, (f"anything of the claim in {title!r}",))
+        present |= best
+    found = present & wanted
+    share = len(found) / len(wanted)
+    if context:
+        share = min(share, len(found & context) / len(context))
+    lacking = [" ".join(sorted(g)) for g in name_groups(claim.sentence) if not g & present]
+    return TokenScore(round(share, 4), tuple(sorted(required - found)) + tuple(lacking))
 
 
 class TokenVerifier:

@@ -194,3 +194,14 @@ def test_with_the_entailment_check_on_the_model_is_asked_about_close_calls(
                  llm=make_model(), method="naive-r", settings=ReasoningSettings(llm_citation_check=True))
     assert out.abstained and out.unsupported_citations >= 1
     assert out.usage.by_task.get("citation_support", 0) >= 1
+
+
+def test_a_comparison_cites_one_fact_per_source_and_needs_them_together() -> None:
+    nolan = "Christopher Nolan is a British-American film director, producer and screenwriter."
+    kalathil = "Sathish Kalathil is an Indian film and documentary director and producer in Malayalam."
+    question = "Are Christopher Nolan and Sathish Kalathil both film directors?"
+    both = hold_to_sources(written(question, "Yes [1][2].", hits(nolan, kalathil)), TokenVerifier())
+    assert both.answer == "Yes [1][2]." and both.unsupported_citations == 0 and not both.abstained
+    # Each alone holds half of it; one of them with an unrelated chunk does not hold it together.
+    alone = hold_to_sources(written(question, "Yes [1][2].", hits(nolan, TURBINES)), TokenVerifier())
+    assert alone.abstained and alone.unsupported_citations == 2
