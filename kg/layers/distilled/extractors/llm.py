@@ -3,10 +3,12 @@
 A call whose output stays invalid fails its chunk alone (recorded in the batch's :class:`Built`); an endpoint
 that is down or a spent budget stops the job after the batch (:attr:`LLMOutcome.fatal`).
 
-Atoms and triples come from one call per chunk by default (task ``chunk_knowledge``, :class:`ChunkKnowledgeCalls`):
-the first of the two layers to reach a chunk calls, the other takes the kept result (or, in a later job, the
-response cache's), so the default layers cost one call per chunk instead of two. ``LLMExtractors(combined=False)``
-keeps the separate tasks (``atomic_questions`` sampled at ``atom_temperature``, and ``triples``).
+Atoms and triples can come from one call per chunk (``LLMExtractors(combined=True)``, task ``chunk_knowledge``,
+:class:`ChunkKnowledgeCalls`): the first of the two layers to reach a chunk calls, the other takes the kept result
+(or, in a later job, the response cache's), so the two layers cost one call per chunk instead of two. It is not the
+default yet: the pipeline runs the layers one after the other over the whole job, so the kept results would grow
+with the corpus (unbounded memory on a large run), and the call estimate counts the separate tasks
+(``atomic_questions`` sampled at ``atom_temperature``, and ``triples``).
 """
 
 from __future__ import annotations
@@ -312,9 +314,9 @@ class LLMFactItemExtractor:
 
 class LLMExtractors:
     """The LLM mode: each layer's extractor calls the model; atoms and triples share one call per chunk
-    unless ``combined`` is False."""
+    when ``combined``."""
 
-    def __init__(self, combined: bool = True) -> None:
+    def __init__(self, combined: bool = False) -> None:
         self.combined = combined
         self._shared: dict[int, ChunkKnowledgeCalls] = {}  # by the job's context (each holds its context)
 
