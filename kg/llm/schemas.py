@@ -199,5 +199,6 @@ MindMapNode.model_rebuild()
 class ChunkKnowledge(_Schema):
     """One call for two layers: the questions a chunk answers (PIKE-RAG atoms) and its typed triples (KG2RAG)."""
 
-    questions: list[str] = Field(default_factory=list, description="Self-contained questions answered by the chunk")
-    triples: list[Triple] = Field(default_factory=list)
+    # Required, as in AtomicQuestions and Triples: a reply missing either key is malformed, not "nothing found".
+    questions: list[str] = Field(description="Self-contained questions answered by the chunk")
+    triples: list[Triple]

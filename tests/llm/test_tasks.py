@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import ValidationError
 
 from kg.errors import ConfigError
 from kg.llm import (
@@ -24,6 +25,7 @@ from kg.llm import (
     render,
     task_for,
 )
+from kg.llm.schemas import ChunkKnowledge
 from kg.settings import LLMSettings
 from kg.testing import FailingTransport
 
@@ -86,3 +88,10 @@ def test_task_for_reuses_a_declared_task_and_makes_others() -> None:
 def test_offline_llm_run_names_the_setting() -> None:
     with pytest.raises(ConfigError, match="STRATA_LLM_BASE_URL"):
         OfflineLLM().run(ATOMIC_QUESTIONS, title="x", chunk="y")
+
+
+@pytest.mark.parametrize("reply", [{}, {"questions": ["Who?"]}, {"triples": []}, {"error": "no reply scripted"}])
+def test_a_chunk_knowledge_reply_missing_a_key_is_malformed_not_empty(reply: dict[str, Any]) -> None:
+    with pytest.raises(ValidationError):
+        ChunkKnowledge.model_validate(reply)
+    assert ChunkKnowledge.model_validate({"questions": [], "triples": []}).questions == []
