@@ -29,6 +29,9 @@ from reasoning.training import (
 )
 from tests.reasoning.conftest import ATOMS, EMBEDDER, Graph
 
+# A question its cited chunk is about: training answers pass the citation check.
+ASKED = "Which program did Renee Montagne co-host?"
+
 
 def test_ucb_choice_on_a_constructed_case() -> None:
     state = UCBState(scores={"a": 0.9, "b": 0.5, "c": 0.4}, visits={"a": 9, "b": 1})
@@ -82,7 +85,7 @@ def test_collect_trajectories_scores_answers_and_samples_near_misses(
     server.script("answer", {"answer": "Morning Edition [1]", "citations": [1]}, {"answer": "Wrong", "citations": []})
     settings = ReasoningSettings(rollouts=2, explore_threshold=0.0, atom_threshold=0.9, max_steps=2)
     llm = make_model()
-    trajs = collect_trajectories("Which program did Renee Montagne co-host?", ["Morning Edition"], question_id="q", store=graph.store, llm=llm,
+    trajs = collect_trajectories(ASKED, ["Morning Edition"], question_id="q", store=graph.store, llm=llm,
                                  ports=default_ports(graph.store, EMBEDDER, None, settings), settings=settings,
                                  scorer=best_f1)
     assert [t.rollout for t in trajs] == [0, 1]
@@ -143,7 +146,7 @@ def test_collection_yields_dpo_pairs_and_keeps_s_and_v(
     llm = make_llm(LLMSettings(base_url=server.base_url, model="scripted-model", timeout_s=10.0, max_retries=1),
                    cache_dir=tmp_path)  # the response cache is on: proposal draws must not be served from it
     with llm:
-        trajs = collect_trajectories("Which program did Renee Montagne co-host?", ["Morning Edition"], question_id="q", store=graph.store,
+        trajs = collect_trajectories(ASKED, ["Morning Edition"], question_id="q", store=graph.store,
                                      llm=llm, ports=ports, settings=settings, scorer=best_f1, state=state)
     assert [(t.score, t.steps[0].chosen_proposal, t.steps[0].sampled_chunk_id) for t in trajs] == [
         (1.0, "good", None), (0.0, "bad", graph.chunks["bob"])]
@@ -174,7 +177,7 @@ def test_each_rollout_draws_fresh_proposals_with_the_cache_on(
     llm = make_llm(LLMSettings(base_url=server.base_url, model="scripted-model", timeout_s=10.0, max_retries=1),
                    cache_dir=tmp_path)
     with llm:
-        trajs = collect_trajectories("Which program did Renee Montagne co-host?", ["x"], question_id="q", store=graph.store, llm=llm,
+        trajs = collect_trajectories(ASKED, ["x"], question_id="q", store=graph.store, llm=llm,
                                      ports=ports, settings=settings, scorer=best_f1)
     sent = server.chat_requests("question_proposals")
     assert len(sent) == 2 and sent[0].body["messages"] == sent[1].body["messages"]
