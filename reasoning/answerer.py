@@ -60,6 +60,9 @@ class Answerer(Protocol):
 
     uses_llm: bool
     """Whether answers come from an LLM; an answer's ``offline`` field reports the opposite."""
+    answers_closed_book: bool
+    """Whether a closed-book method (:data:`~reasoning.citations.CLOSED_BOOK_METHODS`) is answered from the
+    model's own knowledge, given no sources, and so left unheld (LLM); else it retrieves and is held (extractive)."""
 
     def cited(self, run: RunContext, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
         """The answer to ``run.question`` from ``evidence``, citing it."""

@@ -96,7 +96,7 @@ class Run:
         """``answer`` with the citations that do not support their sentences dropped and counted, abstaining
         when none is left (:func:`reasoning.citations.hold_to_sources`; ``asked``: the question its evidence
         answers, when not the run's)."""
-        return hold_to_sources(answer, self.verifier, asked=asked)
+        return hold_to_sources(answer, self.verifier, asked=asked, closed_book=self.answerer.answers_closed_book)
 
     def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (), *,
                 allowed: Collection[int] | None = None, asked: str | None = None, **extra: Any) -> Answer:

@@ -50,6 +50,7 @@ class OfflineAnswerer:
     """:class:`reasoning.answerer.Answerer` without an LLM: extractive answers."""
 
     uses_llm = False
+    answers_closed_book = False
 
     def cited(self, run: RunContext, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
         return extractive(run, method, evidence, **extra)

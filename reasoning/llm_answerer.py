@@ -22,6 +22,7 @@ class LLMAnswerer:
     """:class:`reasoning.answerer.Answerer` with an LLM: every answer is the LLM's, its citations checked."""
 
     uses_llm = True
+    answers_closed_book = True
 
     def cited(self, run: RunContext, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
         """Answer from ``evidence`` (task ``answer``), keeping only citations of the evidence given."""

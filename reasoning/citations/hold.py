@@ -147,11 +147,15 @@ def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: Ci
     return Held(cleaned, kept, unsupported)
 
 
-def hold_to_sources(answer: Answer, verifier: CitationVerifier, *, asked: str | None = None) -> Answer:
+def hold_to_sources(answer: Answer, verifier: CitationVerifier, *, asked: str | None = None,
+                    closed_book: bool = True) -> Answer:
     """``answer`` with unsupported citations dropped and counted, abstaining when none is left; ``asked`` is
     the question its evidence was retrieved for when that is not ``answer.question`` (a bridge's rewritten
-    question, "Who is the manager of South Bay?")."""
-    closed_book = not answer.offline and answer.method in CLOSED_BOOK_METHODS and not answer.evidence
+    question, "Who is the manager of South Bay?"); ``closed_book``: whether the answerer that wrote it answers
+    a closed-book method from its own knowledge (the LLM answerer's
+    :attr:`~reasoning.answerer.Answerer.answers_closed_book`; the extractive answerer searches instead, so its
+    answer is held like any other)."""
+    closed_book = closed_book and answer.method in CLOSED_BOOK_METHODS and not answer.evidence
     if answer.abstained or closed_book or answer.method in IDEA_METHODS:
         return answer
     listed = [c.marker for c in answer.citations if not c.claims]

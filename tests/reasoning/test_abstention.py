@@ -25,6 +25,8 @@ from reasoning.citations import (
     key_tokens,
 )
 from reasoning.evidence import check_citations
+from reasoning.extractive_answerer import OfflineAnswerer
+from reasoning.llm_answerer import LLMAnswerer
 from reasoning.types import Answer
 from tests.reasoning.conftest import DOCS, EMBEDDER, Graph
 
@@ -138,7 +140,9 @@ def test_closed_book_answers_and_abstentions_are_left_alone() -> None:
     closed = written("Who was the first host?", "Bob Edwards", [], method="zero-shot-cot")
     assert hold_to_sources(closed, TokenVerifier()) == closed
     offline = written("Who was the first host?", "", [], method="zero-shot-cot", offline=True)
-    assert hold_to_sources(offline, TokenVerifier()).abstained  # offline it searched, and found nothing
+    # The extractive answerer searched for it, and found nothing.
+    assert hold_to_sources(offline, TokenVerifier(), closed_book=OfflineAnswerer.answers_closed_book).abstained
+    assert hold_to_sources(closed, TokenVerifier(), closed_book=LLMAnswerer.answers_closed_book) == closed
     done = closed.model_copy(update={"method": "creative", "abstained": True, "answer": "needs an LLM"})
     assert hold_to_sources(done, TokenVerifier()) == done
 
