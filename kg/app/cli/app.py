@@ -60,8 +60,7 @@ def _configure(
 
 
 def settings_of(ctx: typer.Context) -> Settings:
-    settings = ctx.find_root().obj
-    assert isinstance(settings, Settings)
+    settings: Settings = ctx.find_root().obj  # typer's untyped slot, set by _configure() above
     return settings
 
 

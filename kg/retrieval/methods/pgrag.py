@@ -26,7 +26,7 @@ from kg.llm import KEY_POINTS, LLM, KeyPoints
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
 from kg.store.base import GraphStore
-from kg.store.queries import PGRAG_ANCHORS, PGRAG_SUBTREE, PathNode
+from kg.store.queries import PGRAG_ANCHORS, PGRAG_SUBTREE, AnchorRow, PathNode
 
 __all__ = ["FactPath", "KeyPoints", "MindMapContext", "PGRAGRetriever", "render_mind_map", "upper_index", "walk"]
 
@@ -170,12 +170,11 @@ class PGRAGRetriever(Retriever):
             values = self.embedder.embed(list(todo.values())) @ np.asarray(vector, dtype=np.float32)
             sims.update({node: float(v) for node, v in zip(todo, values, strict=True)})
 
-    def _uppers(self, anchors: Sequence[Mapping[str, object]], sims: dict[str, float], vector: list[float]) -> set[str]:
+    def _uppers(self, anchors: Sequence[AnchorRow], sims: dict[str, float], vector: list[float]) -> set[str]:
         """Each anchor's upper parent (the walk up, on the anchor's own path)."""
         uppers: set[str] = set()
         for anchor in anchors:
             path = anchor["path"]
-            assert isinstance(path, list)
             self._node_sims(path[:-1], vector, sims)
             ids = [n["id"] for n in path]
             upper = upper_index(ids, sims, support=self.support, ambiguity=self.ambiguity)
