@@ -1,7 +1,10 @@
 """PIKE-RAG Algorithm 1: task solving with knowledge-aware decomposition, sized for small models.
 
-Context C0 is empty. For t = 1..N the LLM proposes atomic questions from the question and C(t-1), or says
-the context suffices (task ``question_proposals``: line 3 and the paper's "sufficient" early stop in one
+Context C0 is the question's own top ``seed_k`` hybrid chunks (the paper starts from an empty C0; a small
+model then spends its few calls re-finding what one-shot retrieval finds, so here it starts from there and
+the loop looks for what one-shot retrieval missed; ``seed_k`` = 0 is the paper's empty C0). For t = 1..N
+the LLM proposes atomic questions from the question and C(t-1), or says the context suffices
+(task ``question_proposals``: line 3 and the paper's "sufficient" early stop in one
 call); each new proposal retrieves its top-K atoms with cosine >= delta, hopping to their chunks and
 skipping chunks already in the context (line 4); the LLM selects the most useful candidate (task
 ``atom_selection``, line 5) and its chunk joins the context. The answer is then generated from C(t)
@@ -108,7 +111,8 @@ def decompose(run: Run) -> Answer:
 
 def _decompose(run: Run, trace: DecompositionTrace) -> Answer:
     s = run.settings
-    context: list[Hit] = []
+    context: list[Hit] = run.ports.hybrid.retrieve(run.question, k=s.seed_k) if s.seed_k else []
+    trace.seed_chunk_ids = [h.chunk_id for h in context]
     asked: set[str] = set()  # every proposal so far, normalised
     calls = 0  # tasks this loop issued (cache hits included, so a re-run follows the same path)
     trace.stop_reason = "max_steps"

@@ -14,6 +14,8 @@ class ReasoningSettings(BaseModel):
     (delta = 0.5, cosine); ``max_candidates`` chunks shown to the selection at most (one candidate atom per
     chunk), and ``max_calls``, the LLM calls one question may spend, the answer's included (the loop stops
     before a step it could not pay for; the paper's N = 5 steps of two calls each would spend 11).
+    ``seed_k``: the question's own top hybrid chunks that make up C0 (the paper starts from an empty
+    context; 0 restores that), so a small model's calls go to the hops one-shot retrieval missed.
     Flat retrieval (R): ``flat_k`` = 16 at ``flat_threshold`` = 0.2. Hierarchical
     retrieval (H-R): ``hier_k`` = 8 chunks at ``hier_threshold`` = 0.5, plus ``atom_k`` = 4 more through
     atoms per atomic query (:attr:`hr_k`).
@@ -28,6 +30,7 @@ class ReasoningSettings(BaseModel):
     max_proposals: int = Field(default=5, ge=1)
     max_candidates: int = Field(default=6, ge=1)
     max_calls: int = Field(default=8, ge=2)
+    seed_k: int = Field(default=4, ge=0)
     atom_k: int = Field(default=4, ge=1)
     atom_threshold: float = 0.5
     flat_k: int = Field(default=16, ge=1)

@@ -305,6 +305,8 @@ class DecompositionTrace(BaseModel):
     max_steps: int
     top_k: int
     threshold: float
+    seed_chunk_ids: list[str] = Field(default_factory=list)
+    """C0: the question's own retrieval (``ReasoningSettings.seed_k``), before any step."""
     steps: list[DecompositionStep] = Field(default_factory=list)
     stop_reason: str = ""
     context_chunk_ids: list[str] = Field(default_factory=list)
@@ -313,6 +315,8 @@ class DecompositionTrace(BaseModel):
     def render(self) -> str:
         """A plain-text view of the trace, one block per iteration."""
         lines = [f"question: {self.question}", f"N={self.max_steps} K={self.top_k} delta={self.threshold}"]
+        if self.seed_chunk_ids:
+            lines.append(f"C0 (the question's retrieval): {', '.join(self.seed_chunk_ids)}")
         for step in self.steps:
             lines.append(f"step {step.index}: {len(step.proposals)} proposal(s)" +
                          (" [context judged sufficient]" if step.sufficient else ""))

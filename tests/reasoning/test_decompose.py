@@ -17,6 +17,8 @@ ANSWER = {"answer": "Morning Edition [1]", "citations": [1], "reasoning": "r"}
 
 
 def ask(graph: Graph, llm: LLM, **settings: object) -> Answer:
+    """The loop's mechanics from the paper's empty C0 unless a test sets ``seed_k``."""
+    settings.setdefault("seed_k", 0)
     return answer("Bob Edwards hosted what show later hosted by Renee Montagne?", store=graph.store,
                   embedder=EMBEDDER, llm=llm, method="decompose",
                   settings=ReasoningSettings.model_validate(settings))
@@ -212,3 +214,20 @@ def test_the_call_budget_ends_the_loop_and_keeps_a_call_for_the_answer(
     assert out.usage.calls <= 5 and out.usage.by_task["answer"] == 1
     # 2 + 2 calls paid for two full steps; a third proposal would leave no call for the answer
     assert len(trace.steps) == 2 and all(s.added_chunk_id for s in trace.steps)
+
+
+def test_c0_is_the_questions_own_retrieval_and_the_loop_looks_past_it(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("question_proposals", {"proposals": [ATOMS["renee"][0]], "sufficient": False},
+                  {"proposals": [], "sufficient": True})
+    server.script("atom_selection", {"index": 1, "reason": "r"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), atom_threshold=0.0, seed_k=2)
+    trace = out.decomposition
+    assert len(trace.seed_chunk_ids) == 2
+    # The first proposal already sees C0, and no candidate repeats a chunk of it.
+    assert "(none)" not in user_text(server, "question_proposals", 0)
+    assert not {c.chunk_id for c in trace.steps[0].candidates} & set(trace.seed_chunk_ids)
+    assert trace.context_chunk_ids[:2] == trace.seed_chunk_ids
+    assert trace.steps[0].added_chunk_id in trace.context_chunk_ids[2:]
+    assert "C0 (the question's retrieval)" in trace.render()
