@@ -13,8 +13,10 @@ from typer.testing import CliRunner
 import kg.app.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
 from kg.app.cli import app
 from kg.app.cli.commands.evaluate import judge_settings
+from kg.app.evaluation.qa import layers_for
 from kg.errors import ConfigError
 from kg.settings import LLMSettings
+from kg.testing import ScriptedLLMServer
 from loaders import load_questions
 
 
@@ -40,6 +42,9 @@ def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_pa
         assert set(scores["by_type"]) == types and scores["failed"] == 0.0
         assert sum(t["questions"] for t in scores["by_type"].values()) == 3
         assert 0.0 < scores["evidence_recall"] <= 1.0 and 0.0 < scores["evidence_precision"] <= 1.0
+    # Offline, the layers the two methods read were distilled offline; the pseudo-graph (pgrag's) was not built.
+    assert report["distillation"]["offline"] is True
+    assert set(report["distillation"]["layers"]) == {"atoms", "triples", "tags"}
     records = report["questions"]
     assert [(r["method"], r["id"]) for r in records] == [(m, q.id) for m in ("naive-r", "decompose")
                                                          for q in questions]
@@ -59,6 +64,32 @@ def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_pa
     assert table.exit_code == 0 and "naive-r" in table.output and "EvRec" in table.output
     missing = runner.invoke(app, ["eval", "show", str(out), "--question", "no-such-id"], env=env)
     assert missing.exit_code == 2
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_offline_layers_with_a_model_pay_only_for_the_answers(shared_data: Path, tmp_path: Path) -> None:
+    dataset = shared_data / "hotpotqa_sample" / "hotpotqa_train.json"
+    out = tmp_path / "qa.json"
+    with ScriptedLLMServer() as server:
+        server.script("answer", {"answer": "Yes [1].", "citations": [1], "reasoning": "r"})
+        server.script("judge", {"score": 0.0, "correct": False})
+        env = {"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": server.base_url,
+               "STRATA_LLM_MODEL": "scripted", "STRATA_EMBEDDER": "hash"}
+        result = CliRunner().invoke(app, ["eval", "qa", "--dataset", str(dataset), "--methods", "naive-r",
+                                          "--limit", "2", "--offline-layers", "--json", str(out)], env=env)
+        tasks = {r.task for r in server.chat_requests()}
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text("utf-8"))
+    assert report["distillation"]["offline"] is True and report["distillation"]["llm"]["calls"] == 0
+    assert tasks == {"answer", "judge"}  # no distillation task reached the model (it also judges, by default)
+    assert report["results"]["naive-r"]["llm_calls_per_question"] == 1.0
+
+
+def test_the_pseudograph_is_built_only_for_the_methods_that_read_it() -> None:
+    assert "pseudograph" not in layers_for(["naive-r", "decompose", "kg2rag"])
+    assert "pseudograph" in layers_for(["naive-r", "pgrag"]) and "pseudograph" in layers_for(["auto"])
+    assert {"atoms", "triples"} <= set(layers_for(["decompose"]))
 
 
 def test_the_judge_endpoint_comes_from_the_judge_options() -> None:

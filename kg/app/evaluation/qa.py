@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from kg.app.evaluation.runner import (
+    EVAL_LAYERS,
     corpus_documents,
     distill_eval_layers,
     isolated_store,
@@ -40,6 +41,7 @@ from kg.app.evaluation.runner import (
 )
 from kg.embeddings import Embedder
 from kg.errors import BudgetExceededError, LLMError, Neo4jUnavailable, StrataError
+from kg.layers.distilled import DistillReport
 from kg.llm import JUDGE, LLM, JudgeVerdict, LLMReport, detect_language
 from kg.settings import Settings
 from kg.store.base import GraphStore
@@ -63,6 +65,7 @@ __all__ = [
     "exact_match",
     "isolated_kb",
     "judge",
+    "layers_for",
     "mark_evidence",
     "method_result",
     "normalize_answer",
@@ -294,6 +297,7 @@ class QAReport(BaseModel):
     n_questions: int
     n_passages: int
     llm: LLMReport  # the job's model and usage (loading, distillation, answers, and judging by the same model)
+    distillation: DistillReport | None = None  # how the knowledge base's distilled layers were built, at what cost
     judge: LLMReport | None = None  # a judge model of its own, when one was configured
     results: dict[str, MethodResult]
     questions: list[QuestionRecord] = Field(default_factory=list)
@@ -384,7 +388,8 @@ def _answer_record(method: str, q: QAQuestion, answer_fn: AnswerFn, llm: LLM, co
 
 def evaluate(questions: Sequence[QAQuestion], methods: Sequence[str], answer_fn: AnswerFn, *, dataset: str,
              corpus: QACorpus, llm: LLM, judge_llm: LLM | None = None,
-             progress: Callable[[QuestionRecord], None] | None = None) -> QAReport:
+             progress: Callable[[QuestionRecord], None] | None = None,
+             distillation: DistillReport | None = None) -> QAReport:
     """Answer every question with every method and average the scores per method and question type.
 
     ``llm`` is the answering model (its accounting gives each run's calls and tokens); ``judge_llm``, when
@@ -401,7 +406,7 @@ def evaluate(questions: Sequence[QAQuestion], methods: Sequence[str], answer_fn:
     results = {m: method_result([r for r in records if r.method == m]) for m in methods}
     separate_judge = judge_llm is not None and judge_llm is not llm
     return QAReport(dataset=dataset, protocol=corpus.protocol, corpus=corpus.source, n_questions=len(questions),
-                    n_passages=len(corpus.documents), llm=llm.accounting.report(),
+                    n_passages=len(corpus.documents), llm=llm.accounting.report(), distillation=distillation,
                     judge=judge_llm.accounting.report() if separate_judge and judge_llm else None,
                     results=results, questions=records)
 
@@ -472,16 +477,23 @@ def plot_report(report: QAReport, path: Path) -> Path:
     return path
 
 
+def layers_for(methods: Collection[str]) -> tuple[str, ...]:
+    """The distilled layers ``methods`` read: the pseudo-graph (two calls per chunk and one per document with
+    a model) only for ``pgrag`` and ``auto``, which may route to it."""
+    keep_pseudograph = bool({"pgrag", "auto"} & set(methods))
+    return tuple(name for name in EVAL_LAYERS if name != "pseudograph" or keep_pseudograph)
+
+
 @contextmanager
-def isolated_kb(settings: Settings, embedder: Embedder, llm: LLM,
-                documents: Sequence[SourceDocument]) -> Iterator[GraphStore]:
-    """A throwaway Neo4j holding ``documents`` (:attr:`QACorpus.documents`), distilled for every method;
-    never the user's KB. Loaded as ``strata eval retrieval`` loads them (:mod:`kg.app.evaluation.runner`)."""
+def isolated_kb(settings: Settings, embedder: Embedder, llm: LLM, documents: Sequence[SourceDocument], *,
+                layers: Sequence[str] = EVAL_LAYERS) -> Iterator[tuple[GraphStore, DistillReport | None]]:
+    """A throwaway Neo4j holding ``documents`` (:attr:`QACorpus.documents`), distilled into ``layers`` by
+    ``llm`` (an offline LLM builds the offline layers), with the distillation's report; never the user's KB.
+    Loaded as ``strata eval retrieval`` loads them (:mod:`kg.app.evaluation.runner`)."""
     with isolated_store(settings, embedder) as store:
         loaded = load_corpus(store, embedder, documents, chunk_tokens=settings.chunk_tokens,
                              chunk_overlap=settings.chunk_overlap)
-        distill_eval_layers(store, embedder, llm, loaded.written)
-        yield store
+        yield store, distill_eval_layers(store, embedder, llm, loaded.written, layers)
 
 
 def questions_of(dataset: Path, limit: int | None) -> list[QAQuestion]:

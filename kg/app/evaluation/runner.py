@@ -21,7 +21,7 @@ from typing import Any
 from kg.embeddings import Embedder
 from kg.errors import ConfigError, LoaderError
 from kg.layers.corpus.ingest import Ingestor
-from kg.layers.distilled import distill
+from kg.layers.distilled import DistillReport, distill
 from kg.layers.resource.documents import delete_documents
 from kg.llm import LLM
 from kg.provisioning.local import LocalNeo4j
@@ -141,10 +141,13 @@ def load_corpus(store: GraphStore, embedder: Embedder, docs: Sequence[SourceDocu
 EVAL_LAYERS = ("atoms", "triples", "tags", "pseudograph")
 
 
-def distill_eval_layers(store: GraphStore, embedder: Embedder, llm: LLM, document_ids: list[str]) -> None:
-    """Build every distilled layer the methods read (offline methods when ``llm`` is offline)."""
-    if document_ids:
-        distill(store, embedder, llm, layers=EVAL_LAYERS, document_ids=document_ids)
+def distill_eval_layers(store: GraphStore, embedder: Embedder, llm: LLM, document_ids: list[str],
+                        layers: Sequence[str] = EVAL_LAYERS) -> DistillReport | None:
+    """Build the distilled ``layers`` the methods read (offline methods when ``llm`` is offline); the job's
+    report, or None when no document was written."""
+    if not document_ids:
+        return None
+    return distill(store, embedder, llm, layers=layers, document_ids=document_ids)
 
 
 # Retrieval methods that need a part of the distilled layer, and the label that shows it is there.

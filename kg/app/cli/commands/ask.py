@@ -90,7 +90,7 @@ def train_data(
     embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
     trajectories = []
     with make_llm(settings.llm, cache_dir=settings.cache_dir) as llm, \
-            isolated_kb(settings, embedder, llm, corpus_documents(dataset, limit=limit)) as store:
+            isolated_kb(settings, embedder, llm, corpus_documents(dataset, limit=limit)) as (store, _):
         ports = default_ports(store, embedder, llm, reasoning_settings)
         for q in questions_of(dataset, limit):
             trajectories += collect_trajectories(q.question, q.answers, question_id=q.id, store=store, llm=llm,

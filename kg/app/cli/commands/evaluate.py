@@ -11,7 +11,7 @@ import typer
 from kg.app.cli.app import announce_local_llm, console, emit_json, eval_app, settings_of, write_json
 from kg.embeddings import make_embedder
 from kg.errors import ConfigError
-from kg.llm import LLM, make_llm
+from kg.llm import LLM, OfflineLLM, make_llm
 from kg.settings import LLMSettings
 from kg.shared.redaction import remember
 from reasoning import METHODS
@@ -48,10 +48,21 @@ def eval_qa(
                                        help="The judge's OpenAI-compatible endpoint (default: the answering one)."),
     judge_api_key: str = typer.Option(None, "--judge-api-key", envvar="STRATA_JUDGE_API_KEY", show_default=False,
                                       help="The judge endpoint's API key (better in STRATA_JUDGE_API_KEY)."),
+    offline_layers: bool = typer.Option(False, "--offline-layers",
+                                        help="Build the distilled layers offline even when a model answers: the "
+                                             "run then pays only for the answers (the report says so)."),
 ) -> None:
     """Per method and question type: EM, F1, precision, recall, LLM-judged accuracy, evidence recall and
     precision, calls, tokens, seconds and failures per question, in a throwaway Neo4j."""
-    from kg.app.evaluation.qa import QACorpus, QuestionRecord, evaluate, isolated_kb, plot_report, questions_of
+    from kg.app.evaluation.qa import (
+        QACorpus,
+        QuestionRecord,
+        evaluate,
+        isolated_kb,
+        layers_for,
+        plot_report,
+        questions_of,
+    )
     from reasoning import answer
 
     settings = settings_of(ctx)
@@ -81,10 +92,16 @@ def eval_qa(
         llm = stack.enter_context(make_llm(settings.llm, cache_dir=settings.cache_dir))
         judge_llm: LLM | None = (stack.enter_context(make_llm(judging, cache_dir=settings.cache_dir)) if judging
                                  else None if llm.offline else llm)
-        store = stack.enter_context(isolated_kb(settings, embedder, llm, kb_corpus.documents))
+        builder = OfflineLLM() if offline_layers else llm
+        store, distilled = stack.enter_context(
+            isolated_kb(settings, embedder, builder, kb_corpus.documents, layers=layers_for(chosen)))
+        if distilled is not None:
+            console.print(f"distilled {', '.join(distilled.layers)} "
+                          f"({'offline' if distilled.offline else distilled.llm.summary()})", highlight=False)
         report = evaluate(
             questions, chosen, lambda q, m: answer(q, store=store, embedder=embedder, llm=llm, method=m),
             dataset=dataset.name, corpus=kb_corpus, llm=llm, judge_llm=judge_llm, progress=progress,
+            distillation=distilled,
         )
     json_path.parent.mkdir(parents=True, exist_ok=True)
     write_json(json_path, report.model_dump(mode="json"))
