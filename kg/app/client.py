@@ -41,7 +41,9 @@ from kg.store.queries import (
     FILE_DOCUMENTS,
     FIND_DOCUMENT,
     LIST_DOCUMENTS,
+    META_INDEXES,
     PENDING_COUNTS,
+    IndexRow,
 )
 from kg.store.schema import SchemaStatus, ensure_schema, schema_status
 
@@ -74,7 +76,7 @@ class Stats:
 
     nodes: dict[str, int]
     relationships: dict[str, int]
-    indexes: list[dict[str, Any]]
+    indexes: list[IndexRow]
     schema: SchemaStatus
     pending: dict[str, int] = field(default_factory=dict)  # per distilled layer: chunks it has not distilled
 
@@ -322,7 +324,7 @@ class Strata:
         from kg.layers.distilled import ALL_LAYERS
 
         # Every layer's pending chunks, so an interrupted build shows; a layer never built shows them all.
-        return Stats(nodes, rels, self.store.read("meta/indexes"), schema_status(self.store),
+        return Stats(nodes, rels, self.store.read(META_INDEXES), schema_status(self.store),
                      pending=self.pending(list(ALL_LAYERS)))
 
 

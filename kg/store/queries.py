@@ -4,7 +4,7 @@ A handle such as :data:`CHUNK_VECTOR` is a :class:`~kg.store.base.Query`: ``stor
 returns ``list[ChunkVectorRow]``, so a misspelt or renamed column is a ``mypy`` error at the call site, and
 ``tests/store/test_row_types.py`` checks that each row type's keys are exactly the ``RETURN`` columns of its
 ``.cypher`` file (renaming a column in Cypher fails that test). A query whose rows nobody reads by column
-(writes, ``meta/indexes``) is still run by its plain name.
+(writes, ``meta/ping``) is still run by its plain name.
 
 Value types say what the graph holds: ``| None`` where a property may be missing and the query does not
 ``coalesce`` it.
@@ -39,8 +39,18 @@ class CountRow(TypedDict):
     count: int
 
 
+class IndexRow(TypedDict):
+    name: str
+    type: str
+    labelsOrTypes: list[str] | None  # None for the token lookup indexes
+    properties: list[str] | None
+    state: str
+    populationPercent: float
+
+
 META_READ = Query("meta/read", MetaRow)
 META_VECTOR_INDEXES = Query("meta/vector_indexes", VectorIndexRow)
+META_INDEXES = Query("meta/indexes", IndexRow)
 COUNT_EMBEDDED = Query("meta/count_embedded", EmbeddedRow)
 """Template: ``COUNT_EMBEDDED.render(label=...)``."""
 COUNT_LABEL = Query("meta/count_label", CountRow)
