@@ -20,6 +20,8 @@ CREATE INDEX factitem_fusion_pending IF NOT EXISTS FOR (n:FactItem) ON (n.fusion
 CREATE INDEX document_source_name IF NOT EXISTS FOR (n:Document) ON (n.source_name);
 CREATE INDEX document_title_key IF NOT EXISTS FOR (n:Document) ON (n.title_key);
 CREATE INDEX document_has_links IF NOT EXISTS FOR (n:Document) ON (n.has_links);
+// The one term a title is looked up by when other documents' chunks may mention it (kg.layers.resource.references).
+CREATE INDEX document_mention_key IF NOT EXISTS FOR (n:Document) ON (n.mention_key);
 // Documents whose title mentions are still to be linked, and the documents one many-document file holds.
 CREATE INDEX document_mentions_pending IF NOT EXISTS FOR (n:Document) ON (n.mentions_pending);
 CREATE INDEX document_file IF NOT EXISTS FOR (n:Document) ON (n.file);

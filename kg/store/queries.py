@@ -84,6 +84,20 @@ class DocumentStateRow(TypedDict):
     sha256: str
 
 
+class MentionKeyCountRow(TypedDict):
+    term: str
+    documents: int
+
+
+class TitleRow(TypedDict):
+    id: str
+    title: str
+
+
+class MentionKeysStateRow(TypedDict):
+    done: bool | None
+
+
 class IdsRow(TypedDict):
     ids: list[str]
 
@@ -186,6 +200,9 @@ REVEAL_CHUNKS = Query("graph/reveal_chunks", RevealedRow)
 SWEEP_ORPHANS = Query("graph/sweep_orphans", DeletedRow)
 """Template: ``SWEEP_ORPHANS.render(label=...)``."""
 MENTIONS_PENDING = Query("graph/mentions_pending", IdRow)
+MENTION_KEY_COUNTS = Query("graph/mention_key_counts", MentionKeyCountRow)
+UNKEYED_TITLES = Query("graph/unkeyed_titles", TitleRow)
+MENTION_KEYS_STATE = Query("graph/mention_keys_state", MentionKeysStateRow)
 CHUNK_CONTEXT = Query("graph/chunk_context", ChunkContextRow)
 FIND_ENTITIES = Query("graph/find_entities", EntityMatchRow)
 ENTITY_FACTS = Query("graph/entity_facts", EntityFactRow)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from neo4j import RoutingControl
 
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor, prepare_structural
@@ -15,6 +16,7 @@ from kg.store.schema import ensure_schema
 from loaders import load_path
 
 EMBEDDER = HashingEmbedder(dimensions=64)
+WRITE = RoutingControl.WRITE
 
 
 @pytest.fixture
@@ -98,3 +100,35 @@ def test_mention_keys_refuse_ordinary_titles() -> None:
     assert keys.pattern.startswith("(?s).*(?<![\\p{L}\\p{N}_])Storm\\s+Edda") and keys.pattern.endswith("\\).*")
     chinese = mention_keys("北京大学")
     assert chinese is not None and chinese.pattern == "(?s).*北京大学.*"
+
+
+def test_titles_are_keyed_by_their_least_used_term(tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    """A title word every title shares (``Place``) keys few of them, so a chunk's lookup of it stays small; a
+    chunk still finds every title it names, an old one included (outgoing), a Chinese one too."""
+    for i in range(6):
+        write(tmp_path / f"p{i}.md", f"Place {i}", f"Place {i} lies on a river.")
+    ingestor.load([tmp_path])
+    keys = [r["key"] for r in store.query("MATCH (d:Document) RETURN d.mention_key AS key")]
+    assert keys.count("place") <= 1 and len(set(keys)) >= 5
+    later = tmp_path / "later"
+    later.mkdir()
+    write(later / "tour.md", "Coastal tour", "The tour starts at Place 3, then Place 5, never Place 55.")
+    write(later / "zh.md", "北京大学", "北京大学 是 一所 大学。")
+    write(later / "visit.md", "Visit notes", "我们 参观了 北京大学 的 校园 and Place 1.")
+    ingestor.load([later])
+    assert {b for a, b in references(store) if a == "Coastal tour"} == {"Place 3", "Place 5"}
+    assert {b for a, b in references(store) if a == "Visit notes"} == {"北京大学", "Place 1"}
+
+
+def test_documents_written_before_titles_were_keyed_are_keyed_by_the_next_link(
+        tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    write(tmp_path / "audit.md", "Heron Moor audit", "The audit found worn yaw brakes.")
+    ingestor.load([tmp_path / "audit.md"])
+    store.query("MATCH (d:Document) REMOVE d.mention_key WITH count(*) AS n "
+                "MATCH (m:StrataMeta {id: 'strata'}) REMOVE m.mention_keys", routing=WRITE)
+    write(tmp_path / "log.md", "Osprey Flats site log", "Cables were replaced after the Heron Moor audit.")
+    ingestor.load([tmp_path / "log.md"])
+    assert references(store) == {("Osprey Flats site log", "Heron Moor audit")}
+    assert store.query("MATCH (d:Document {title: 'Heron Moor audit'}) RETURN d.mention_key AS key")[0]["key"] in (
+        "heron", "moor")
+    assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS done")[0]["done"] is True

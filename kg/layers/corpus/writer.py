@@ -34,6 +34,7 @@ from kg.layers.resource.documents import (
     delete_in,
     document_props,
 )
+from kg.layers.resource.references import assign_mention_keys, lookup_terms, mention_keys
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction
 from kg.store.lucene import name_query
@@ -60,6 +61,8 @@ class PreparedDocument:
     source: SourceDocument
     chunks: list[Chunk]
     embeddings: npt.NDArray[np.float32] | None = None
+    # The term other documents' chunks find its title by, chosen by the writer against the stored ones.
+    mention_key: str | None = None
 
 
 @dataclass
@@ -157,7 +160,14 @@ class _Planned:
 
 def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
     """Unit-length mean chunk vectors per section (key) and for the whole document (None): the
-    coarse granularities of multi-granularity retrieval, when no LLM summary is embedded."""
+    coarse granularities of multi-granularity retrieval, when no LLM summary is embedded.
+
+    A section or document of a single chunk gets none: its centroid would be that chunk's own direction,
+    which the chunk's vector already holds, and multi-granularity retrieval scores a section or document
+    without a vector by its chunk's (the same cosine). Every vector written costs an HNSW insertion at
+    commit, the larger part of a write; a corpus of one-chunk passages (QA corpora, ``bench scale``) wrote
+    three identical vectors per passage (2,000 passages: 9.1-12.4 s written with them, 4.7 s without, on
+    the loaded machine)."""
     if prepared.embeddings is None or not prepared.chunks:
         return {}
     groups: dict[str | None, list[int]] = {None: list(range(len(prepared.chunks)))}
@@ -165,6 +175,8 @@ def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
         groups.setdefault(chunk.section_key, []).append(i)
     out: dict[str | None, list[float]] = {}
     for key, idx in groups.items():
+        if len(idx) < 2:
+            continue
         mean = prepared.embeddings[idx].mean(axis=0)
         norm = float(np.linalg.norm(mean))
         if norm > 0:
@@ -183,6 +195,15 @@ def _covered(chunks: Sequence[Chunk], sentences: Sequence[Sentence]) -> list[lis
         last = bisect.bisect_left(starts, chunk.char_end, lo=first)
         out.append(sorted(n for n in order[first:last] if sentences[n].char_end <= chunk.char_end))
     return out
+
+
+def _name_terms(text: str) -> dict[str, Any]:
+    """A chunk's ``name_terms``, and its ``mention_terms`` when the titles it may name are looked up by other
+    terms than those (CJK characters: :func:`~kg.layers.resource.references.lookup_terms`); otherwise the
+    lookup splits ``name_terms`` and nothing more is stored."""
+    terms = name_query(text)
+    lookup = lookup_terms(terms)
+    return {"name_terms": terms, "mention_terms": lookup if lookup != terms.split() else None}
 
 
 def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
@@ -207,10 +228,10 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
                 "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
                 "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
                 "tokens": chunk.tokens, "summary": chunk.summary, "title": doc.title, "sentences": covered[i],
-                "name_terms": name_query(chunk.text),
+                **_name_terms(chunk.text),
             },
         } for i, chunk in enumerate(prepared.chunks)]
-        props = document_props(doc)
+        props = document_props(doc, prepared.mention_key)
         rows.documents.append({"id": did, "embedding": centroids.get(None), "sections": section_rows,
                                "chunks": chunk_rows, "props": props})
         if props["link_targets"]:
@@ -301,6 +322,11 @@ class DocumentWriter:
     def _plan(self, docs: Sequence[PreparedDocument]) -> _Planned:
         known = self.states([d.id for d in docs])
         changed = [d for d in docs if known.get(d.id) != d.source.sha256]
+        titles = {d.id: found for d in changed if (found := mention_keys(d.source.title)) is not None}
+        if titles:
+            chosen = assign_mention_keys(self.store, titles)
+            for doc in changed:
+                doc.mention_key = chosen.get(doc.id)
         todo = [d for d in changed if len(d.chunks) <= self.staged_chunks]
         staged = [d for d in changed if len(d.chunks) > self.staged_chunks]
         return _Planned(docs, known, todo, _GroupRows.build(todo, self.batch_size) if todo else None, staged)

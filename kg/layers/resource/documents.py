@@ -16,7 +16,7 @@ from typing import Any
 from neo4j import RoutingControl
 
 import cypher
-from kg.layers.resource.references import mention_keys
+from kg.layers.resource.references import choose_mention_key, mention_keys
 from kg.store.base import GraphStore, Query, Transaction
 from kg.store.queries import (
     COUNT_CHUNKS,
@@ -59,8 +59,10 @@ def _file_name(path: str) -> str:
     return _key(posixpath.basename(path.split("#")[0].rstrip("/")))
 
 
-def document_props(doc: SourceDocument) -> dict[str, Any]:
-    """The ``Document`` node's properties, with the keys its references are found by."""
+def document_props(doc: SourceDocument, mention_key: str | None = None) -> dict[str, Any]:
+    """The ``Document`` node's properties, with the keys its references are found by. ``mention_key``: the
+    term other documents' chunks find its title by (:func:`~kg.layers.resource.references.assign_mention_keys`
+    chooses it against the stored ones); left out, the title's longest term."""
     source_name = _file_name(doc.source)
     targets = {_file_name(link.target) for link in doc.links if link.target}
     targets |= {_key(link.text) for link in doc.links if link.text}
@@ -77,6 +79,8 @@ def document_props(doc: SourceDocument) -> dict[str, Any]:
         "title_key": _key(doc.title), "link_targets": sorted(targets),
         "mention_query": mention.query if mention else None,
         "mention_pattern": mention.pattern if mention else None,
+        "mention_key": None if mention is None else (
+            mention_key if mention_key is not None else choose_mention_key(mention.terms, {})),
     }
 
 

@@ -6,8 +6,17 @@ database, through the full-text indexes, for every document written since it was
 ``mentions_pending``):
 
 * incoming: the title's phrase query on the chunks' text field finds the chunks that may name it;
-* outgoing: each of the document's chunks queries the title index with its name terms (the words that
-  can be part of a name, stored at load time), which finds the titles it may name.
+* outgoing: each of the document's chunks looks its name terms (the words that can be part of a name,
+  stored at load time) up in ``Document.mention_key``, which finds the titles it may name.
+
+Every linkable title is keyed by one of its own name terms (:func:`choose_mention_key`), the one that keys the
+fewest documents when it is written, and a chunk that holds the title verbatim holds that term among its own:
+an index seek per chunk term finds every title it may name, and no key is shared by many titles. Looking titles
+up in the title full-text index with the chunk's terms instead scored every title holding any of them: one
+frequent title word (``Place`` in every ``bench scale`` title, ``River`` or ``John`` in an encyclopaedia)
+made each chunk's lookup grow with the corpus, quadratic in all (10,000 passages: 44 s of a 97 s ingest).
+Documents written before titles were keyed are keyed by the first link after the upgrade
+(:func:`ensure_mention_keys`).
 
 Candidates are then kept only if the chunk's text matches the title's verbatim pattern, a Java regular
 expression stored on the document at write time (``mention_pattern``). The linking runs after the
@@ -28,15 +37,17 @@ documents, so a load can fail the file that holds them.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from kg.errors import Neo4jError, Neo4jUnavailable
-from kg.shared.text import is_cjk
+from kg.shared.text import CJK_CHARACTERS, is_cjk
 from kg.store.base import GraphStore
-from kg.store.lucene import STOPWORDS, escape_lucene
-from kg.store.queries import MENTIONS_PENDING
+from kg.store.lucene import STOPWORDS, escape_lucene, name_query
+from kg.store.queries import MENTION_KEY_COUNTS, MENTION_KEYS_STATE, MENTIONS_PENDING, UNKEYED_TITLES
 
-__all__ = ["MAX_TITLE_CHARS", "MentionKeys", "link_title_mentions", "mention_keys"]
+__all__ = ["MAX_TITLE_CHARS", "MentionKeys", "assign_mention_keys", "choose_mention_key", "ensure_mention_keys",
+           "link_title_mentions", "lookup_terms", "mention_keys"]
 
 MAX_TITLE_CHARS = 200
 
@@ -50,14 +61,51 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LITERAL = re.compile(r"[\W_]")
 # Java regex: no letter, digit or underscore just before / after a title that starts / ends with one.
 _BEFORE, _AFTER = r"(?<![\p{L}\p{N}_])", r"(?![\p{L}\p{N}_])"
+# A CJK character (a token of its own, as the full-text analyzer makes it) or a run of other characters.
+_LOOKUP_PART = re.compile(f"[{CJK_CHARACTERS}]|[^{CJK_CHARACTERS}]+")
+_KEYED_PAGE = 5000
 
 
 @dataclass(frozen=True, slots=True)
 class MentionKeys:
-    """The two keys a title is found by: a Lucene phrase query on chunk text, and the verbatim pattern."""
+    """What a title is found by: a Lucene phrase query on chunk text, the verbatim pattern, and the terms a
+    chunk that names it looks it up by (one of them becomes its ``mention_key``; none when every name word of
+    the title is too long to be a query term)."""
 
     query: str
     pattern: str
+    terms: tuple[str, ...]
+
+
+def lookup_terms(name_terms: str) -> list[str]:
+    """The terms a chunk's stored ``name_terms`` (:func:`~kg.store.lucene.name_query`) look titles up by: each
+    term, except that a term holding CJK characters gives each of them and the runs between them (a Chinese
+    title is a run of characters inside the chunk's longer run, as the full-text analyzer splits it)."""
+    terms: dict[str, None] = {}
+    for term in name_terms.split():
+        if not any(is_cjk(ch) for ch in term):
+            terms[term] = None
+            continue
+        terms.update((part, None) for part in _LOOKUP_PART.findall(term))
+    return list(terms)
+
+
+def choose_mention_key(terms: Iterable[str], counts: Mapping[str, int]) -> str:
+    """The term a title is keyed by: the one keying the fewest documents (``counts``), the longest on a tie;
+    ``""`` (found by no chunk) when there is none."""
+    return min(terms, key=lambda t: (counts.get(t, 0), -len(t), t), default="")
+
+
+def assign_mention_keys(store: GraphStore, titles: Mapping[str, MentionKeys]) -> dict[str, str]:
+    """Keys for documents about to be written (id -> its title's keys): each the term keying the fewest stored
+    documents and of those keyed before it here, so a frequent title word keys few titles (one read)."""
+    wanted = sorted({t for keys in titles.values() for t in keys.terms})
+    counts = {r["term"]: r["documents"] for r in store.read(MENTION_KEY_COUNTS, terms=wanted)} if wanted else {}
+    chosen = {}
+    for did, keys in titles.items():
+        key = chosen[did] = choose_mention_key(keys.terms, counts)
+        counts[key] = counts.get(key, 0) + 1
+    return chosen
 
 
 def _bounded(ch: str) -> bool:
@@ -78,16 +126,35 @@ def mention_keys(title: str) -> MentionKeys | None:
         return None
     body = r"\s+".join(_LITERAL.sub(_backslashed, part) for part in clean.split(" "))
     pattern = "(?s).*" + (_BEFORE if _bounded(clean[0]) else "") + body + (_AFTER if _bounded(clean[-1]) else "") + ".*"
-    return MentionKeys(query=f'text:"{escape_lucene(clean)}"', pattern=pattern)
+    return MentionKeys(query=f'text:"{escape_lucene(clean)}"', pattern=pattern,
+                       terms=tuple(lookup_terms(name_query(clean))))
+
+
+def ensure_mention_keys(store: GraphStore) -> int:
+    """Key the linkable documents written before titles were keyed (once per graph: a flag on the meta node
+    says it is done); returns how many were keyed."""
+    state = store.read(MENTION_KEYS_STATE)
+    if state and state[0]["done"]:
+        return 0
+    keyed = 0
+    while rows := store.read(UNKEYED_TITLES, limit=_KEYED_PAGE):
+        titles = {r["id"]: mention_keys(r["title"] or "") for r in rows}
+        keys = assign_mention_keys(store, {k: v for k, v in titles.items() if v is not None})
+        store.write("graph/set_mention_keys", rows=[{"id": did, "key": keys.get(did, "")} for did in titles])
+        keyed += len(rows)
+    store.write("graph/mention_keys_done")
+    return keyed
 
 
 def link_title_mentions(store: GraphStore, *, batch_size: int = 200, incoming_candidates: int = 2000,
-                        outgoing_candidates: int = 50, failed: dict[str, str] | None = None) -> int:
+                        outgoing_candidates: int = 1000, failed: dict[str, str] | None = None) -> int:
     """Link every document still marked ``mentions_pending``, ``batch_size`` documents per transaction;
     returns the number of documents linked. ``incoming_candidates`` bounds the chunks examined per title,
-    ``outgoing_candidates`` the titles examined per chunk. Documents whose linking failed are added to
+    ``outgoing_candidates`` the titles examined per term of a chunk (the titles it keys: few, see the module
+    docstring). Documents whose linking failed are added to
     ``failed`` (id -> reason) and are pending no more; only an unavailable server stops the linking."""
     linked = 0
+    ensure_mention_keys(store)
 
     def link(ids: list[str]) -> None:
         store.write("graph/link_mentions", ids=ids, incoming=incoming_candidates, outgoing=outgoing_candidates)
