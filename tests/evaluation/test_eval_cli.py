@@ -46,6 +46,8 @@ def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_pa
     assert report["distillation"]["offline"] is True
     assert set(report["distillation"]["layers"]) == {"atoms", "triples", "tags"}
     records = report["questions"]
+    kept = [json.loads(line) for line in out.with_suffix(".records.jsonl").read_text("utf-8").splitlines()]
+    assert kept == records  # written one by one as they were made
     assert [(r["method"], r["id"]) for r in records] == [(m, q.id) for m in ("naive-r", "decompose")
                                                          for q in questions]
     assert all(r["evidence"] and r["trace"] for r in records)

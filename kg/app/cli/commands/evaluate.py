@@ -41,7 +41,8 @@ def eval_qa(
                                      "paragraphs (PIKE-RAG's protocol)."),
     methods: str = typer.Option("naive-r,decompose", "--methods", help=f"Comma-separated: {', '.join(METHODS)}."),
     limit: int = typer.Option(None, "--limit", help="Only the first N questions."),
-    json_path: Path = typer.Option(..., "--json", help="Write the JSON report here; the PNG chart goes beside it."),
+    json_path: Path = typer.Option(..., "--json", help="Write the JSON report here; the PNG chart and each "
+                                   "question's record as it is made (.records.jsonl) go beside it."),
     judge_model: str = typer.Option(None, "--judge-model", envvar="STRATA_JUDGE_MODEL",
                                     help="Judge with this model (default: the answering model)."),
     judge_base_url: str = typer.Option(None, "--judge-base-url", envvar="STRATA_JUDGE_BASE_URL",
@@ -80,10 +81,16 @@ def eval_qa(
     embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
     total = len(questions) * len(chosen)
     done = 0
+    # Each record is kept as it is made, so a long run on a slow model can be read (and survives) before the end.
+    json_path.parent.mkdir(parents=True, exist_ok=True)
+    records_path = json_path.with_suffix(".records.jsonl")
+    records_path.write_text("", "utf-8")
 
     def progress(r: QuestionRecord) -> None:
         nonlocal done
         done += 1
+        with records_path.open("a", encoding="utf-8") as out:
+            out.write(r.model_dump_json() + "\n")
         outcome = f"FAILED {r.failed}" if r.failed else f"F1 {r.scores.f1:.2f}"
         console.print(f"[{done}/{total}] {r.method} {r.id}: {outcome}, {r.calls} calls, {r.seconds:.1f} s",
                       highlight=False)
@@ -103,7 +110,6 @@ def eval_qa(
             dataset=dataset.name, corpus=kb_corpus, llm=llm, judge_llm=judge_llm, progress=progress,
             distillation=distilled,
         )
-    json_path.parent.mkdir(parents=True, exist_ok=True)
     write_json(json_path, report.model_dump(mode="json"))
     chart = plot_report(report, json_path.with_suffix(".png"))
     console.print(report.table(), highlight=False, soft_wrap=True)
@@ -113,7 +119,7 @@ def eval_qa(
     console.print(f"llm: {report.llm.summary()}", highlight=False)
     if report.judge is not None:
         console.print(f"judge: {report.judge.summary()}", highlight=False)
-    console.print(f"report: {json_path}  chart: {chart}")
+    console.print(f"report: {json_path}  chart: {chart}  records as they came: {records_path}")
 
 
 @eval_app.command("show")
