@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from kg.llm import Task
 from kg.retrieval.base import Hit
 from reasoning.ports import Ports
 from reasoning.settings import ReasoningSettings
@@ -32,7 +33,7 @@ class RunContext(Protocol):
 
     def note(self, step: TraceStep) -> None: ...
 
-    def task(self, task: str, schema: type[M], **fields: Any) -> M: ...
+    def task(self, task: Task[M], /, **fields: Any) -> M: ...
 
     def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (), *,
                 allowed: Collection[int] | None = None, asked: str | None = None, **extra: Any) -> Answer: ...

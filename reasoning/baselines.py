@@ -10,12 +10,12 @@
 
 from __future__ import annotations
 
-from kg.llm import CitedAnswer
+from kg.llm import ANSWER, ZERO_SHOT_COT
 from kg.retrieval.base import Hit, RetrievalFilter
 from reasoning.core import Run
 from reasoning.evidence import render_evidence
 from reasoning.ports import ChunkRetriever
-from reasoning.schemas import SelfAskStep
+from reasoning.schemas import SELF_ASK
 from reasoning.types import Answer, ChainOfThoughtStep, RetrieveStep, SelfAskFinalStep, SelfAskFollowUpStep
 
 __all__ = ["naive", "self_ask", "zero_shot_cot"]
@@ -25,7 +25,7 @@ def zero_shot_cot(run: Run) -> Answer:
     """Zero-Shot CoT. Offline there is no model to reason with: hybrid retrieval and an extractive answer."""
 
     def reason() -> Answer:
-        out = run.task("zero_shot_cot", CitedAnswer, question=run.question)
+        out = run.task(ZERO_SHOT_COT, question=run.question)
         run.note(ChainOfThoughtStep(detail={"reasoning": out.reasoning}))
         return run.checked("zero-shot-cot", out.answer, [], out.citations)
 
@@ -54,7 +54,7 @@ def _self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) -
     evidence: list[Hit] = []
     transcript: list[str] = []
     for step in range(1, run.settings.max_steps + 1):
-        out = run.task("self_ask", SelfAskStep, question=run.question,
+        out = run.task(SELF_ASK, question=run.question,
                        transcript="\n".join(transcript) or "(none)", context=render_evidence(evidence))
         if out.final_answer.strip() or not out.follow_up.strip():
             run.note(SelfAskFinalStep(detail={"step": step}))
@@ -63,7 +63,7 @@ def _self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) -
             return answer
         follow = out.follow_up.strip()
         if retriever is None:
-            inner = run.task("zero_shot_cot", CitedAnswer, question=follow)
+            inner = run.task(ZERO_SHOT_COT, question=follow)
             transcript.append(f"Follow up: {follow}\nIntermediate answer: {inner.answer}")
             run.note(SelfAskFollowUpStep(detail={"follow_up": follow, "intermediate": inner.answer}))
             continue
@@ -71,7 +71,7 @@ def _self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) -
         new = [h for h in retriever.retrieve(follow, k=k, where=where) if h.chunk_id not in where.exclude_chunk_ids]
         first = len(evidence) + 1
         evidence.extend(new)
-        inner_answer = run.task("answer", CitedAnswer, question=follow,
+        inner_answer = run.task(ANSWER, question=follow,
                                 context=render_evidence(new, start=first)).answer if new else "no evidence found"
         transcript.append(f"Follow up: {follow}\nIntermediate answer: {inner_answer}")
         run.note(SelfAskFollowUpStep(detail={"follow_up": follow, "intermediate": inner_answer,

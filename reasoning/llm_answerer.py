@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from kg.llm import CitedAnswer, ForecastExplanation, Perspective, QuestionClass, Synthesis
+from kg.llm import ANSWER, FORECAST_EXPLANATION, PERSPECTIVE, QUESTION_CLASS, SYNTHESIS, Perspective
 from kg.retrieval.base import Hit
 from reasoning.answerer import RunContext, Trend
 from reasoning.evidence import check_citations, render_evidence
@@ -26,7 +26,7 @@ class LLMAnswerer:
 
     def cited(self, run: RunContext, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
         """Answer from ``evidence`` (task ``answer``), keeping only citations of the evidence given."""
-        out = run.task("answer", CitedAnswer, question=run.question, context=render_evidence(evidence))
+        out = run.task(ANSWER, question=run.question, context=render_evidence(evidence))
         return run.checked(method, out.answer, evidence, out.citations, **extra)
 
     def stepwise(self, run: RunContext, method: str, loop: Callable[[], Answer],
@@ -34,13 +34,13 @@ class LLMAnswerer:
         return loop()
 
     def classify(self, run: RunContext) -> tuple[str, str, str]:
-        out = run.task("question_class", QuestionClass, question=run.question)
+        out = run.task(QUESTION_CLASS, question=run.question)
         if out.label != "linkable":
             return out.label, "", "llm"
         return out.label, linkable_subtype(out.subtype, run.question), "llm"
 
     def explain_forecast(self, run: RunContext, trend: Trend) -> tuple[str, str]:
-        out = run.task("forecast_explanation", ForecastExplanation, question=run.question,
+        out = run.task(FORECAST_EXPLANATION, question=run.question,
                        context=f"{render_evidence(trend.evidence)}\n\nYearly table:\n{trend.table}\n\n"
                                f"Trend: {trend.numbers}")
         return f"{out.forecast} " + " ".join(out.drivers), "llm"
@@ -51,7 +51,7 @@ class LLMAnswerer:
         context = render_evidence(evidence)
 
         def agent(viewpoint: str) -> Perspective:
-            return run.task("perspective", Perspective, question=run.question, viewpoint=viewpoint, context=context)
+            return run.task(PERSPECTIVE, question=run.question, viewpoint=viewpoint, context=context)
 
         with ThreadPoolExecutor(max_workers=len(run.settings.perspectives)) as pool:
             outs = list(pool.map(agent, run.settings.perspectives))
@@ -64,7 +64,7 @@ class LLMAnswerer:
         rendered = "\n\n".join(
             f"Perspective {i} ({v.viewpoint}; cites {''.join(f'[{n}]' for n in v.citations) or 'nothing'}): "
             f"{v.argument}" for i, v in enumerate(views, 1))
-        synthesis = run.task("synthesis", Synthesis, question=run.question, perspectives=rendered,
+        synthesis = run.task(SYNTHESIS, question=run.question, perspectives=rendered,
                              evidence=render_evidence(evidence, only=cited))
         run.note(PerspectivesStep(detail={"viewpoints": [v.viewpoint for v in views], "cited": cited}))
         answer = run.checked("creative", synthesis.answer, evidence, synthesis.citations, allowed=cited)
@@ -74,7 +74,7 @@ class LLMAnswerer:
     def bridge(self, run: RunContext, rewritten: str, evidence: Sequence[Hit], first: str, inner: bool,
                aggregation: Aggregation) -> Answer:
         context = render_evidence(evidence)
-        out = run.task("answer", CitedAnswer, question=run.question,
+        out = run.task(ANSWER, question=run.question,
                        context=f"{first} [1].\n\n{context}" if inner else context)
         answer = run.checked("bridge", out.answer, evidence, out.citations, asked=rewritten)
         answer.aggregation = aggregation

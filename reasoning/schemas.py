@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["SelfAskStep"]
+from kg.llm import Task
+
+__all__ = ["SELF_ASK", "SelfAskStep"]
 
 
 class SelfAskStep(BaseModel):
@@ -15,3 +17,7 @@ class SelfAskStep(BaseModel):
     follow_up: str = ""
     final_answer: str = ""
     citations: list[int] = Field(default_factory=list)
+
+
+SELF_ASK = Task("self_ask", SelfAskStep)
+"""Self-Ask's next step (fields ``question``, ``transcript``, ``context``), with the default budget."""
