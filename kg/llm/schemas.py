@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 __all__ = [
     "AtomSelection",
     "AtomicQuestions",
+    "AtomsTriples",
     "ChunkKnowledge",
     "ChunkTags",
     "CitedAnswer",
@@ -196,9 +197,16 @@ class EnhancedChunk(_Schema):
 MindMapNode.model_rebuild()
 
 
-class ChunkKnowledge(_Schema):
+class AtomsTriples(_Schema):
     """One call for two layers: the questions a chunk answers (PIKE-RAG atoms) and its typed triples (KG2RAG)."""
 
     # Required, as in AtomicQuestions and Triples: a reply missing either key is malformed, not "nothing found".
     questions: list[str] = Field(description="Self-contained questions answered by the chunk")
     triples: list[Triple]
+
+
+class ChunkKnowledge(AtomsTriples):
+    """One call for the three LLM default layers: atoms, triples and the chunk's tags by tag class."""
+
+    # Required too: a reply without tags is malformed (ChunkTags' default is for its own task's "nothing").
+    tags: dict[str, list[str]]

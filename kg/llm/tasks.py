@@ -24,6 +24,8 @@ from pydantic import BaseModel
 from kg.llm.schemas import (
     AtomicQuestions,
     AtomSelection,
+    AtomsTriples,
+    ChunkKnowledge,
     ChunkTags,
     CitedAnswer,
     EnhancedChunk,
@@ -44,7 +46,9 @@ from kg.llm.schemas import (
 __all__ = [
     "ANSWER",
     "ATOMIC_QUESTIONS",
+    "ATOMS_TRIPLES",
     "ATOM_SELECTION",
+    "CHUNK_KNOWLEDGE",
     "CHUNK_TAGS",
     "DEFAULT_OUTPUT_TOKENS",
     "ENHANCED_CHUNK",
@@ -103,6 +107,11 @@ ATOMIC_QUESTIONS = Task("atomic_questions", AtomicQuestions, 384)
 """PIKE-RAG knowledge atomizing: the questions a chunk answers (fields ``title``, ``chunk``)."""
 TRIPLES = Task("triples", Triples, 640)
 """KG2RAG: typed triples of a chunk (field ``chunk``)."""
+ATOMS_TRIPLES = Task("atoms_triples", AtomsTriples, 1024)
+"""Atoms and triples of a chunk in one call (fields ``title``, ``chunk``): the two tasks' budgets together."""
+CHUNK_KNOWLEDGE = Task("chunk_knowledge", ChunkKnowledge, 1280)
+"""Atoms, triples and tags of a chunk in one call (fields ``title``, ``chunk``, ``tag_classes``): the three
+tasks' budgets together."""
 QUESTION_PROPOSALS = Task("question_proposals", QuestionProposals, 256)
 """PIKE-RAG: follow-up atomic questions (fields ``question``, ``context``, ``max_proposals``)."""
 ATOM_SELECTION = Task("atom_selection", AtomSelection, 128)
@@ -139,7 +148,8 @@ ZERO_SHOT_COT = Task("zero_shot_cot", CitedAnswer)
 TASKS: dict[str, Task[Any]] = {
     t.name: t
     for t in (
-        ATOMIC_QUESTIONS, TRIPLES, QUESTION_PROPOSALS, ATOM_SELECTION, ANSWER, QUESTION_CLASS, TAG_CLASSES,
+        ATOMIC_QUESTIONS, TRIPLES, ATOMS_TRIPLES, CHUNK_KNOWLEDGE, QUESTION_PROPOSALS, ATOM_SELECTION, ANSWER,
+        QUESTION_CLASS, TAG_CLASSES,
         CHUNK_TAGS, TAG_ALIASES, KEY_POINTS, FACT_ITEMS, MIND_MAP, FORECAST_EXPLANATION, PERSPECTIVE, SYNTHESIS,
         JUDGE, ENHANCED_CHUNK, ZERO_SHOT_COT,
     )

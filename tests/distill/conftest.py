@@ -131,3 +131,20 @@ def questions_from(text: str) -> Item:
     questions = [f"What does the text state about {s.split()[0] if ' ' in s else s[:4]} ({n})?"
                  for n, s in enumerate(sents)]
     return {"questions": [*questions, questions[0]]}
+
+
+def script_shared_call(responder: Responder, triples: Callable[[str], dict[str, Any]],
+                       tags: Callable[[str], dict[str, list[str]]] | None = None) -> None:
+    """Script the shared call of atoms, triples and tags (``atoms_triples``, ``chunk_knowledge``) from the
+    separate tasks' replies: ``questions_from``, ``triples`` (given the chunk as its ``Text:`` prompt shows it)
+    and ``tags`` (given the chunk; no tags by default)."""
+
+    def atoms_triples(text: str) -> dict[str, Any]:
+        chunk = section(text, "Chunk:")
+        questions = questions_from(text)
+        assert isinstance(questions, dict)
+        return {**questions, "triples": triples(f"Text:\n{chunk}")["triples"]}
+
+    responder.tasks["atoms_triples"] = atoms_triples
+    responder.tasks["chunk_knowledge"] = lambda text: {
+        **atoms_triples(text), "tags": tags(section(text, "Chunk:")) if tags is not None else {}}

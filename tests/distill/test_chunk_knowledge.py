@@ -1,13 +1,13 @@
-"""Atoms and triples from one call per chunk (task ``chunk_knowledge``): the layer that reaches a chunk first
-calls, the other takes the kept result; a failed call fails in the layer that asked and the other asks
-again; the separate tasks stay available."""
+"""Atoms and triples from one call per chunk (task ``atoms_triples``; ``chunk_knowledge`` adds the tags): the
+shared call's replies split into each layer's extractor for the batch; a failed call fails its chunk in every
+layer the call serves; a layer chosen alone keeps its own task."""
 
 from __future__ import annotations
 
 from typing import Any, cast
 
 from kg.layers.distilled.base import Built, Context
-from kg.layers.distilled.extractors import LLMExtractors
+from kg.layers.distilled.extractors import LLMExtractors, OfflineExtractors
 from kg.layers.distilled.models import ChunkRecord, DistillConfig
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.store.base import GraphStore
@@ -19,6 +19,7 @@ CHUNKS = [
     ChunkRecord("c2", "d1", "Apple Inc. designs the iPhone in Cupertino.", "Apple Inc.", 1),
 ]
 KEYS = ("head", "head_type", "relation", "tail", "tail_type")
+LAYERS = ("atoms", "triples")
 
 
 def triples_of(chunk: str) -> list[dict[str, str]]:
@@ -45,42 +46,45 @@ def context(llm: OpenAICompatibleLLM) -> Context:
     return Context(cast(GraphStore, NoGraph()), EMBEDDER, llm, DistillConfig(llm_concurrency=1))
 
 
-def test_atoms_and_triples_share_one_call_per_chunk(responder: Responder, llm: OpenAICompatibleLLM) -> None:
-    responder.tasks["chunk_knowledge"] = knowledge_from
-    ctx, extractors = context(llm), LLMExtractors(combined=True)
-    atoms_built, triples_built = Built(), Built()
-    atoms = extractors.atoms(ctx).atoms(CHUNKS, atoms_built)
-    triples = dict(extractors.triples(ctx).triples(CHUNKS, triples_built))
-    assert set(responder.seen) == {"chunk_knowledge"} and len(responder.seen["chunk_knowledge"]) == 2
+def test_atoms_and_triples_come_from_one_call_per_chunk(responder: Responder, llm: OpenAICompatibleLLM) -> None:
+    responder.tasks["atoms_triples"] = knowledge_from
+    ctx = context(llm)
+    knowledge = LLMExtractors().knowledge(ctx, with_tags=False)
+    assert knowledge is not None
+    built = Built()
+    shared = knowledge.extract(CHUNKS, built, LAYERS)
+    assert set(responder.seen) == {"atoms_triples"} and len(responder.seen["atoms_triples"]) == 2
+    assert [c.id for c in shared.chunks] == ["c1", "c2"] and not built.failed and shared.tags is None
+    atoms = shared.atoms.atoms(shared.chunks, built)
     assert [c.id for c, _ in atoms] == ["c1", "c2"] and all(questions for _, questions in atoms)
-    assert not atoms_built.failed and not triples_built.failed
-    by_id = {c.id: e for c, e in triples.items()}
+    by_id = {c.id: e for c, e in shared.triples.triples(shared.chunks, built)}
     assert [(t.head, t.tail) for t in by_id["c1"].triples] == [("Bob Edwards", "Morning Edition")]
     assert [(t.head, t.tail) for t in by_id["c2"].triples] == [("Apple Inc.", "iPhone")]
     usage = llm.accounting.report()
-    assert usage.calls == 2 and usage.by_task["chunk_knowledge"].invalid_items == 1  # Jane Doe dropped
+    assert usage.calls == 2 and usage.by_task["atoms_triples"].invalid_items == 1  # Jane Doe dropped
 
 
-def test_a_failed_shared_call_fails_where_it_was_asked_and_the_other_layer_asks_again(
+def test_a_failed_shared_call_fails_its_chunk_in_every_layer_and_keeps_the_others(
         responder: Responder, llm: OpenAICompatibleLLM) -> None:
-    responder.tasks["chunk_knowledge"] = lambda text: "no JSON here" if "iPhone" in text else knowledge_from(text)
-    ctx, extractors = context(llm), LLMExtractors(combined=True)
-    atoms_built = Built()
-    atoms = extractors.atoms(ctx).atoms(CHUNKS, atoms_built)
-    assert [c.id for c, _ in atoms] == ["c1"] and [f.id for f in atoms_built.failed] == ["c2"]
-    assert atoms_built.failed[0].layer == "atoms" and "chunk_knowledge" in atoms_built.failed[0].error
-    responder.tasks["chunk_knowledge"] = knowledge_from
-    responder.seen.clear()
-    triples = extractors.triples(ctx).triples(CHUNKS, Built())
-    assert [c.id for c, _ in triples] == ["c1", "c2"]
-    assert len(responder.seen["chunk_knowledge"]) == 1 and "iPhone" in responder.seen["chunk_knowledge"][0]
+    responder.tasks["atoms_triples"] = lambda text: "no JSON here" if "iPhone" in text else knowledge_from(text)
+    knowledge = LLMExtractors().knowledge(context(llm), with_tags=False)
+    assert knowledge is not None
+    built = Built()
+    shared = knowledge.extract(CHUNKS, built, LAYERS)
+    assert [c.id for c in shared.chunks] == ["c1"]
+    assert sorted((f.layer, f.id) for f in built.failed) == [("atoms", "c2"), ("triples", "c2")]
+    assert all("atoms_triples" in f.error for f in built.failed)
+    assert [c.id for c, _ in shared.atoms.atoms(shared.chunks, built)] == ["c1"]
 
 
-def test_the_separate_tasks_stay_available(responder: Responder, llm: OpenAICompatibleLLM) -> None:
+def test_a_layer_alone_keeps_its_own_task_and_offline_shares_nothing(
+        responder: Responder, llm: OpenAICompatibleLLM) -> None:
     responder.tasks.update({"atomic_questions": questions_from,
                             "triples": lambda text: {"triples": triples_of(section(text, "Text:"))}})
-    ctx, extractors = context(llm), LLMExtractors(combined=False)
+    ctx, extractors = context(llm), LLMExtractors()
     atoms = extractors.atoms(ctx).atoms(CHUNKS, Built())
     triples = extractors.triples(ctx).triples(CHUNKS, Built())
     assert len(atoms) == len(triples) == 2
     assert {task: len(seen) for task, seen in responder.seen.items()} == {"atomic_questions": 2, "triples": 2}
+    assert LLMExtractors(combined=False).knowledge(ctx, with_tags=True) is None
+    assert OfflineExtractors().knowledge(ctx, with_tags=True) is None

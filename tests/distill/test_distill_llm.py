@@ -16,7 +16,7 @@ from kg.layers.resource.documents import delete_documents
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.retrieval.tables import aggregate_rows
 from kg.store.base import GraphStore
-from tests.distill.conftest import EMBEDDER, Responder, load_passages, questions_from, section
+from tests.distill.conftest import EMBEDDER, Responder, load_passages, questions_from, script_shared_call, section
 
 PASSAGES = {
     "Morning Edition": "Bob Edwards hosted Morning Edition on National Public Radio from 1979 to 2004. "
@@ -52,7 +52,9 @@ def triples_from(text: str) -> dict[str, Any]:
 
 @pytest.fixture
 def scripted(responder: Responder) -> Responder:
+    # A layer chosen alone asks its own task; atoms and triples chosen together share one call per chunk.
     responder.tasks.update({"atomic_questions": questions_from, "triples": triples_from})
+    script_shared_call(responder, triples_from)
     return responder
 
 
@@ -83,8 +85,9 @@ def test_atoms_and_triples_shapes_and_provenance(kb: GraphStore, tmp_path: Path,
                     "RETURN f.text AS text, h.name AS h, h.type AS ht, t.name AS t")[0]
     assert fact == {"text": "Bob Edwards hosted Morning Edition", "h": "Bob Edwards", "ht": "Person",
                     "t": "Morning Edition"}
-    assert set(report.llm.by_task) == {"atomic_questions", "triples"}
-    assert report.llm.calls == 6
+    # Atoms and triples chosen together: one shared call per chunk, none of the separate tasks.
+    assert set(report.llm.by_task) == {"atoms_triples"}
+    assert report.llm.calls == 3 and len(scripted.seen["atoms_triples"]) == 3
 
 
 def test_entity_resolution_merges_duplicates_keeps_types_apart(kb: GraphStore, tmp_path: Path,

@@ -24,7 +24,7 @@ from tests.distill.conftest import (
     at_cosine,
     load_passages,
     load_pdf,
-    questions_from,
+    script_shared_call,
     section,
 )
 
@@ -181,9 +181,10 @@ PROVENANCE = {
 def test_every_distilled_node_reaches_its_chunk_page_and_document(
         kb: GraphStore, tmp_path: Path, responder: Responder, llm: OpenAICompatibleLLM) -> None:
     responder.tasks.update({
-        "atomic_questions": questions_from, "triples": _triples, "fact_items": _fact_items,
+        "fact_items": _fact_items,
         "mind_map": lambda _t: {"topic": "Radio", "branches": [{"label": "Hosts", "children": []}]},
     })
+    script_shared_call(responder, _triples)  # atoms and triples chosen together: one call per chunk
     doc = load_pdf(kb, tmp_path / "radio.pdf", "Radio hosts", PAGES)
     report = distill(kb, EMBEDDER, llm, layers=["atoms", "triples", "pseudograph"])
     assert report.failed == 0

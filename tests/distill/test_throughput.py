@@ -42,9 +42,8 @@ def test_llm_distillation_overlaps_calls_shows_progress_and_resumes(
     loaded = strata(env, "load", str(corpus), "--distill", "none")
     assert loaded.returncode == 0, loaded.stderr
     responder = Responder()
-    # The atoms layer asks one of these per chunk: its own task, or the one it shares with the triples layer.
+    # The atoms layer chosen alone asks its own task, once per chunk.
     responder.tasks["atomic_questions"] = lambda text: slow(questions_from(text))
-    responder.tasks["chunk_knowledge"] = lambda text: slow({**questions_from(text), "triples": []})
     with ScriptedLLMServer(default=responder) as server:
         llm_env = {**env, "STRATA_LLM_BASE_URL": server.base_url, "STRATA_LLM_MODEL": "test-model",
                    "STRATA_LLM_MAX_CONCURRENCY": "4", "STRATA_LLM_CACHE": "0"}

@@ -19,7 +19,7 @@ from kg.llm import (
 REQUIRED = [
     "atomic_questions", "triples", "question_proposals", "atom_selection", "answer", "question_class",
     "tag_classes", "chunk_tags", "fact_items", "mind_map", "enhanced_chunk", "perspective", "synthesis",
-    "judge", "tag_aliases", "key_points",
+    "judge", "tag_aliases", "key_points", "atoms_triples", "chunk_knowledge",
 ]
 
 

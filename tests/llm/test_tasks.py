@@ -12,6 +12,8 @@ from kg.errors import ConfigError
 from kg.llm import (
     ANSWER,
     ATOMIC_QUESTIONS,
+    ATOMS_TRIPLES,
+    CHUNK_KNOWLEDGE,
     QUESTION_CLASS,
     TASKS,
     ZERO_SHOT_COT,
@@ -23,9 +25,10 @@ from kg.llm import (
     available_prompts,
     load_prompt,
     render,
+    schema_for,
     task_for,
 )
-from kg.llm.schemas import ChunkKnowledge
+from kg.llm.schemas import AtomsTriples, ChunkKnowledge
 from kg.settings import LLMSettings
 from kg.testing import FailingTransport
 
@@ -91,7 +94,17 @@ def test_offline_llm_run_names_the_setting() -> None:
 
 
 @pytest.mark.parametrize("reply", [{}, {"questions": ["Who?"]}, {"triples": []}, {"error": "no reply scripted"}])
-def test_a_chunk_knowledge_reply_missing_a_key_is_malformed_not_empty(reply: dict[str, Any]) -> None:
+def test_a_shared_reply_missing_a_key_is_malformed_not_empty(reply: dict[str, Any]) -> None:
+    for schema in (AtomsTriples, ChunkKnowledge):
+        with pytest.raises(ValidationError):
+            schema.model_validate(reply)
+    assert AtomsTriples.model_validate({"questions": [], "triples": []}).questions == []
+
+
+def test_chunk_knowledge_requires_its_tags_too() -> None:
     with pytest.raises(ValidationError):
-        ChunkKnowledge.model_validate(reply)
-    assert ChunkKnowledge.model_validate({"questions": [], "triples": []}).questions == []
+        ChunkKnowledge.model_validate({"questions": ["Who?"], "triples": []})
+    full = ChunkKnowledge.model_validate({"questions": [], "triples": [], "tags": {"site": ["North Ridge"]}})
+    assert full.tags == {"site": ["North Ridge"]}
+    assert schema_for("chunk_knowledge") is ChunkKnowledge and schema_for("atoms_triples") is AtomsTriples
+    assert CHUNK_KNOWLEDGE.output_tokens > ATOMS_TRIPLES.output_tokens  # room for the tags

@@ -96,6 +96,9 @@ class Built:
     failed: list[ChunkFailure] = field(default_factory=list)
     llm_seconds: float = 0.0
     fatal: LLMError | None = None
+    # A step that builds several layers from one call per chunk (kg.layers.distilled.combined): each layer's
+    # own part, by layer name (``failed`` and ``llm_seconds`` above are the step's, for all of them).
+    parts: dict[str, Built] = field(default_factory=dict)
 
     def fail(self, layer: str, ids: Sequence[str], error: Exception) -> None:
         message = str(error).splitlines()[0][:300] if str(error) else type(error).__name__
@@ -127,6 +130,11 @@ class Layer(ABC):
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
+
+    @property
+    def label(self) -> str:
+        """The name progress is reported under."""
+        return self.name
 
     @property
     @abstractmethod

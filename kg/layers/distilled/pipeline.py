@@ -13,7 +13,9 @@ build reads what earlier batches wrote (entity resolution) waits for that write 
 holds a job-wide lock from that read to its write's commit, so several workers resolve as one does.
 
 The job picks the mode once: without an LLM (:class:`~kg.llm.OfflineLLM`) every layer gets its offline
-extractor, else its LLM one (:mod:`kg.layers.distilled.extractors`).
+extractor, else its LLM one (:mod:`kg.layers.distilled.extractors`). With an LLM, atoms and triples chosen
+together (and tags with them) cost one call per chunk: a shared step runs before their own passes, builds all
+of them per batch and marks each (:mod:`kg.layers.distilled.combined`), so their passes find nothing left.
 
 Example::
 
@@ -33,6 +35,7 @@ from kg.errors import ConfigError
 from kg.layers.distilled.atoms import AtomsLayer
 from kg.layers.distilled.base import Built, Context, Layer, Progress, written
 from kg.layers.distilled.claims import Claims, SerialLock, new_owner
+from kg.layers.distilled.combined import SharedCallLayer, shared_layers, shared_task
 from kg.layers.distilled.extractors import Extractors, LLMExtractors, OfflineExtractors
 from kg.layers.distilled.models import ALL_LAYERS, ChunkRecord, DistillConfig, DistillReport, LayerReport
 from kg.layers.distilled.pseudograph import PseudoGraphLayer
@@ -42,11 +45,14 @@ from kg.layers.distilled.triples import TriplesLayer
 from kg.llm import LLM, OfflineLLM
 from kg.store.base import GraphStore, Transaction
 
-__all__ = ["DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_tasks_of", "parse_layers"]
+__all__ = [
+    "DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_batch_size", "llm_tasks_of",
+    "parse_layers",
+]
 
 DEFAULT_LAYERS_OFFLINE: tuple[str, ...] = ("atoms", "triples", "tables")
-# Tags cost one call per chunk and make query-time expansion possible; the pseudo-graph is opt-in
-# (two calls per chunk plus one per document).
+# Atoms, triples and tags share one call per chunk (kg.layers.distilled.combined); tags make query-time
+# expansion possible. The pseudo-graph is opt-in (one or two calls per chunk plus one per document).
 DEFAULT_LAYERS_LLM: tuple[str, ...] = ("atoms", "triples", "tables", "tags")
 _LAYERS: dict[str, type[Layer]] = {
     "atoms": AtomsLayer, "triples": TriplesLayer, "tables": TablesLayer, "tags": TagsLayer,
@@ -67,8 +73,15 @@ def default_layers(offline: bool) -> list[str]:
 
 
 def llm_tasks_of(layers: Sequence[str]) -> tuple[str, ...]:
-    """The per-chunk LLM tasks of these layers, in order, for token estimates."""
-    return tuple(task for name in layers for task in _LAYERS[name].llm_tasks)
+    """The LLM tasks these layers run about once per chunk with an LLM, in run order, for call and token
+    estimates: the shared call of atoms, triples and tags when they share one, then the other layers' own.
+
+    >>> llm_tasks_of(["atoms", "triples"]), llm_tasks_of(["atoms"]), llm_tasks_of(["tags", "pseudograph"])
+    (('atoms_triples',), ('atomic_questions',), ('chunk_tags', 'fact_items', 'mind_map'))
+    """
+    shared, covered = shared_task(layers), shared_layers(layers)
+    own = (task for name in ALL_LAYERS if name in layers and name not in covered for task in _LAYERS[name].llm_tasks)
+    return (*([shared] if shared else []), *own)
 
 
 def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
@@ -87,16 +100,25 @@ def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
 _LLM_BATCH_PER_CALL = 4
 
 
-def _run_layer(layer: Layer, claims: Claims, lock: SerialLock | None, entry: LayerReport, store: GraphStore,
-               progress: Progress | None) -> str | None:
+def llm_batch_size(batch_size: int, llm_concurrency: int) -> int:
+    """The chunks per batch of a job with an LLM: ``batch_size``, at most a few times the calls in flight.
+
+    >>> llm_batch_size(1000, 4), llm_batch_size(10, 8)
+    (16, 10)
+    """
+    return max(1, min(batch_size, _LLM_BATCH_PER_CALL * llm_concurrency))
+
+
+def _run_layer(layer: Layer, claims: Claims, lock: SerialLock | None, entries: dict[str, LayerReport],
+               store: GraphStore, progress: Progress | None, total: int) -> str | None:
     """Claim, build and write the layer's batches until none is left; returns why it stopped early (an
-    endpoint down or a budget spent), or None. ``lock``: the job-wide lock of a ``serial`` layer."""
-    total = claims.pending()
-    entry.pending = total
+    endpoint down or a budget spent), or None. ``lock``: the job-wide lock of a ``serial`` layer; ``entries``:
+    the report of each layer the step builds (one, or every layer a shared call covers); ``total``: the
+    chunks pending when it started."""
     done = 0
     stopped: str | None = None
     if progress is not None:
-        progress(layer.name, 0, total)
+        progress(layer.label, 0, total)
     with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-build") as builder,
           ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-write") as writer):
         writes: list[tuple[Future[None], Built]] = []
@@ -124,33 +146,51 @@ def _run_layer(layer: Layer, claims: Claims, lock: SerialLock | None, entry: Lay
             elif lock is not None:
                 lock.release()  # nothing to write: the lock goes back at once
             if built.failed:
-                store.write("distill/mark_failed", ids=[f.id for f in built.failed], layer=layer.name)
+                for name in dict.fromkeys(f.layer for f in built.failed):
+                    store.write("distill/mark_failed", ids=[f.id for f in built.failed if f.layer == name],
+                                layer=name)
                 claims.failed([f.id for f in built.failed])
-            entry.chunks += len(built.done)
-            entry.failed += built.failed
-            entry.llm_seconds += built.llm_seconds
+            _account(entries, layer.name, built)
             if built.fatal is not None:
-                stopped = f"{layer.name}: {str(built.fatal).splitlines()[0]}"
+                stopped = f"{layer.label}: {str(built.fatal).splitlines()[0]}"
                 break
             # The next batch is claimed and its build started before this one's write is waited for; at most
             # this write and the one before it are queued, so a slow server does not pile batches up here.
             while len(writes) > 1:
-                _settle(entry, writes.pop(0))
+                _settle(entries, layer.name, writes.pop(0))
             batch = claims.next()
             building = builder.submit(build, batch, writes[-1][0] if writes else None) if batch else None
-            done += len(built.done) + len(built.failed)
+            done += len(built.done) + len({f.id for f in built.failed})
             if progress is not None:
-                progress(layer.name, done, max(total, done))
+                progress(layer.label, done, max(total, done))
         for queued in writes:
-            _settle(entry, queued)
+            _settle(entries, layer.name, queued)
     return stopped
 
 
-def _settle(entry: LayerReport, write: tuple[Future[None], Built]) -> None:
+def _parts(name: str, built: Built) -> dict[str, Built]:
+    """What a batch built per layer: its parts (a shared call's), or itself for the layer ``name``."""
+    return built.parts or {name: built}
+
+
+def _account(entries: dict[str, LayerReport], name: str, built: Built) -> None:
+    """Count a built batch's chunks, failures and LLM time in each layer's entry (a shared call's time split
+    evenly between the layers it served)."""
+    parts = _parts(name, built)
+    shared = built.llm_seconds / len(parts) if built.parts else 0.0
+    for layer, part in parts.items():
+        entry = entries[layer]
+        entry.chunks += len(part.done)
+        entry.failed += [f for f in built.failed if f.layer == layer]
+        entry.llm_seconds += shared + part.llm_seconds
+
+
+def _settle(entries: dict[str, LayerReport], name: str, write: tuple[Future[None], Built]) -> None:
     """Wait for a batch's commit (re-raising its error), then count what it wrote."""
     future, built = write
     future.result()
-    entry.add(built.counts)
+    for layer, part in _parts(name, built).items():
+        entries[layer].add(part.counts)
 
 
 def distill(
@@ -185,27 +225,51 @@ def distill(
     docs = list(document_ids) if document_ids is not None else None
     if force:
         store.write("distill/unmark_chunks", document_ids=docs, layers=chosen)
-    size = batch_size if offline else max(1, min(batch_size, _LLM_BATCH_PER_CALL * cfg.llm_concurrency))
+    size = batch_size if offline else llm_batch_size(batch_size, cfg.llm_concurrency)
     owner = new_owner()
     report = DistillReport(offline=offline)
+    covers = shared_layers(chosen)
+    knowledge = extractors.knowledge(ctx, "tags" in covers) if covers else None
+    steps: list[Layer] = []
     for name in (n for n in ALL_LAYERS if n in chosen):
-        layer = _MAKE[name](ctx, extractors)
-        layer_started = time.perf_counter()
-        entry = report.layers[name] = LayerReport(method=layer.method)
-        claims = Claims(store, name, owner, size, document_ids=docs, retry_failed=retry_failed,
-                        by_document=layer.by_document, lease_seconds=cfg.lease_seconds)
+        if knowledge is not None and name == covers[0]:
+            steps.append(SharedCallLayer(ctx, knowledge, covers))  # before the layers it covers
+        steps.append(_MAKE[name](ctx, extractors))
+
+    def claims_of(name: str, by_document: bool = False) -> Claims:
+        return Claims(store, name, owner, size, document_ids=docs, retry_failed=retry_failed,
+                      by_document=by_document, lease_seconds=cfg.lease_seconds)
+
+    for layer in steps:
+        step_started = time.perf_counter()
+        shared = isinstance(layer, SharedCallLayer)
+        names: tuple[str, ...] = layer.covers if isinstance(layer, SharedCallLayer) else (layer.name,)
+        fresh = [n for n in names if n not in report.layers]
+        for key in fresh:
+            report.layers[key] = LayerReport(method=layer.method)
+            report.layers[key].pending = claims_of(key).pending()
+        entries = {n: report.layers[n] for n in names}
+        claims = claims_of(layer.name, layer.by_document)
+        total = report.layers[layer.name].pending if layer.name in fresh else claims.pending()
         lock = SerialLock(store, owner, cfg.lease_seconds) if layer.serial else None
         try:
-            report.stopped = _run_layer(layer, claims, lock, entry, store, progress)
+            # A layer a shared call covered has nothing left but what the call did not reach: no progress line
+            # for an empty pass.
+            quiet = not shared and not fresh and total == 0
+            report.stopped = _run_layer(layer, claims, lock, entries, store, None if quiet else progress, total)
         finally:
             claims.release()
             if lock is not None:
                 lock.release()
-        entry.add(layer.finish())
-        entry.seconds = round(time.perf_counter() - layer_started, 4)
-        entry.llm_seconds = round(entry.llm_seconds, 4)
+        if not shared:
+            report.layers[layer.name].add(layer.finish())
+        seconds = (time.perf_counter() - step_started) / len(names)
+        for entry in entries.values():
+            entry.seconds = round(entry.seconds + seconds, 4)
+            entry.llm_seconds = round(entry.llm_seconds, 4)
         if report.stopped:
             break
+    report.layers = {n: report.layers[n] for n in ALL_LAYERS if n in report.layers}  # in run order
     report.llm = llm.accounting.report()
     report.seconds = round(time.perf_counter() - started, 4)
     return report

@@ -3,49 +3,54 @@
 A call whose output stays invalid fails its chunk alone (recorded in the batch's :class:`Built`); an endpoint
 that is down or a spent budget stops the job after the batch (:attr:`LLMOutcome.fatal`).
 
-Atoms and triples can come from one call per chunk (``LLMExtractors(combined=True)``, task ``chunk_knowledge``,
-:class:`ChunkKnowledgeCalls`): the first of the two layers to reach a chunk calls, the other takes the kept result
-(or, in a later job, the response cache's), so the two layers cost one call per chunk instead of two. It is not the
-default yet: the pipeline runs the layers one after the other over the whole job, so the kept results would grow
-with the corpus (unbounded memory on a large run), and the call estimate counts the separate tasks
-(``atomic_questions`` sampled at ``atom_temperature``, and ``triples``).
+Atoms, triples and tags come from one call per chunk when a job builds atoms and triples together (the
+default): :class:`LLMKnowledgeExtractor` runs ``chunk_knowledge`` (atoms, triples and tags) or, without the
+tags layer, ``atoms_triples``, once per chunk of a batch, and hands each layer its part through a
+:class:`GivenAtoms`, :class:`GivenTriples` or :class:`GivenTags` extractor built for that batch alone
+(:mod:`kg.layers.distilled.combined`): nothing is kept across batches. A layer chosen alone keeps its own task
+(``atomic_questions`` sampled at ``atom_temperature``, ``triples``, ``chunk_tags``).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from kg.layers.distilled.base import Built, Context, call_many
-from kg.layers.distilled.extractors.protocols import ROUTE_SEP, MindMapOutline, VerifiedItem
+from kg.layers.distilled.extractors.protocols import ROUTE_SEP, MindMapOutline, SharedExtraction, VerifiedItem
 from kg.layers.distilled.models import ChunkExtraction, ChunkRecord, ExtractedTriple
 from kg.layers.distilled.text import name_key, rouge_l, sentences, text_key
 from kg.llm import (
     ATOMIC_QUESTIONS,
+    ATOMS_TRIPLES,
+    CHUNK_KNOWLEDGE,
     CHUNK_TAGS,
     FACT_ITEMS,
     MIND_MAP,
     TAG_ALIASES,
     TAG_CLASSES,
     TRIPLES,
+    AtomsTriples,
+    ChunkKnowledge,
     MindMapNode,
     TagClass,
     Task,
     Triple,
 )
-from kg.llm.schemas import ChunkKnowledge
 from kg.store.queries import TAG_CLASSES_READ
 
 __all__ = [
-    "CHUNK_KNOWLEDGE",
-    "ChunkKnowledgeCalls",
+    "GivenAtoms",
+    "GivenTags",
+    "GivenTriples",
     "LLMAtomExtractor",
     "LLMExtractors",
     "LLMFactItemExtractor",
+    "LLMKnowledgeExtractor",
     "LLMTagExtractor",
     "LLMTripleExtractor",
 ]
@@ -53,65 +58,18 @@ __all__ = [
 _ALIAS_GROUP = 40
 
 
-CHUNK_KNOWLEDGE = Task("chunk_knowledge", ChunkKnowledge, 1024)
-"""Atoms and triples of a chunk in one call (fields ``title``, ``chunk``); the budget is the two tasks' together."""
-
-_Layer = Literal["atoms", "triples"]
-
-
-class ChunkKnowledgeCalls:
-    """One ``chunk_knowledge`` call per chunk for both the atoms and the triples layer of a job.
-
-    The layer that reaches a chunk first calls (at the endpoint's temperature, so that the other layer, or
-    a re-run, asks the same request and the response cache answers it); its result is kept until the other
-    layer has taken it too. A chunk whose call failed fails in the layer that asked; the other layer asks
-    again.
-    """
-
-    def __init__(self, ctx: Context) -> None:
-        self.ctx = ctx
-        self.kept: dict[str, ChunkKnowledge] = {}
-        self.taken: dict[str, set[_Layer]] = {}
-
-    def results(self, layer: _Layer, chunks: Sequence[ChunkRecord], built: Built
-                ) -> list[tuple[ChunkRecord, ChunkKnowledge]]:
-        missing = [c for c in chunks if c.id not in self.kept]
-        outcome = call_many(self.ctx, CHUNK_KNOWLEDGE, [{"title": c.title, "chunk": c.text} for c in missing])
-        built.absorb(outcome)
-        for i, (chunk, result) in enumerate(zip(missing, outcome.results, strict=True)):
-            if result is None:
-                built.fail(layer, [chunk.id], outcome.errors[i])
-            else:
-                self.kept[chunk.id] = result
-        out = []
-        for chunk in chunks:
-            result = self.kept.get(chunk.id)
-            if result is None:
-                continue
-            out.append((chunk, result))
-            taken = self.taken.setdefault(chunk.id, set())
-            taken.add(layer)
-            if len(taken) == 2:  # both layers have it: nothing will ask again in this job
-                del self.kept[chunk.id], self.taken[chunk.id]
-        return out
-
-
 class LLMAtomExtractor:
-    """PIKE-RAG atomizing: the questions each chunk answers, from the shared ``chunk_knowledge`` call, or
-    with ``shared=None`` from its own task ``atomic_questions`` (temperature ``atom_temperature``, 0.7 by
-    default as the paper samples diverse questions)."""
+    """PIKE-RAG atomizing: the questions each chunk answers (task ``atomic_questions``, temperature
+    ``atom_temperature``, 0.7 by default as the paper samples diverse questions)."""
 
     method = "llm"
     kind = "question"
     source = "llm"
 
-    def __init__(self, ctx: Context, shared: ChunkKnowledgeCalls | None = None) -> None:
+    def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.shared = shared
 
     def atoms(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[str]]]:
-        if self.shared is not None:
-            return [(chunk, list(found.questions)) for chunk, found in self.shared.results("atoms", chunks, built)]
         outcome = call_many(self.ctx, ATOMIC_QUESTIONS, [{"title": c.title, "chunk": c.text} for c in chunks],
                             temperature=self.ctx.config.atom_temperature)
         built.absorb(outcome)
@@ -125,38 +83,38 @@ class LLMAtomExtractor:
 
 
 class LLMTripleExtractor:
-    """KG2RAG: typed triples per chunk, from the shared ``chunk_knowledge`` call or (``shared=None``) from
-    its own task ``triples``; a triple is kept only when the chunk names both ends."""
+    """KG2RAG: typed triples per chunk (task ``triples``); a triple is kept only when the chunk names both ends."""
 
     method = "llm"
     source = "llm"
 
-    def __init__(self, ctx: Context, shared: ChunkKnowledgeCalls | None = None) -> None:
+    def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.shared = shared
 
     def triples(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, ChunkExtraction]]:
-        if self.shared is not None:
-            found = [(chunk, result.triples) for chunk, result in self.shared.results("triples", chunks, built)]
-        else:
-            outcome = call_many(self.ctx, TRIPLES, [{"chunk": c.text} for c in chunks])
-            built.absorb(outcome)
-            found = []
-            for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
-                if result is None:
-                    built.fail("triples", [chunk.id], outcome.errors[i])
-                else:
-                    found.append((chunk, result.triples))
-        out: list[tuple[ChunkRecord, ChunkExtraction]] = []
-        ungrounded = 0
-        for chunk, triples in found:
-            extraction, dropped = _grounded_extraction(chunk, triples)
-            ungrounded += dropped
-            out.append((chunk, extraction))
-        if ungrounded:
-            task = TRIPLES if self.shared is None else CHUNK_KNOWLEDGE
-            self.ctx.llm.accounting.count(task.name, invalid_items=ungrounded)
-        return out
+        outcome = call_many(self.ctx, TRIPLES, [{"chunk": c.text} for c in chunks])
+        built.absorb(outcome)
+        found: list[tuple[ChunkRecord, list[Triple]]] = []
+        for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
+            if result is None:
+                built.fail("triples", [chunk.id], outcome.errors[i])
+            else:
+                found.append((chunk, result.triples))
+        return _grounded_extractions(self.ctx, TRIPLES, found)
+
+
+def _grounded_extractions(ctx: Context, task: Task[Any], found: Sequence[tuple[ChunkRecord, Sequence[Triple]]]
+                          ) -> list[tuple[ChunkRecord, ChunkExtraction]]:
+    """Each chunk's grounded extraction; the triples dropped are counted as the task's invalid items."""
+    out: list[tuple[ChunkRecord, ChunkExtraction]] = []
+    ungrounded = 0
+    for chunk, triples in found:
+        extraction, dropped = _grounded_extraction(chunk, triples)
+        ungrounded += dropped
+        out.append((chunk, extraction))
+    if ungrounded:
+        ctx.llm.accounting.count(task.name, invalid_items=ungrounded)
+    return out
 
 
 def _grounded_extraction(chunk: ChunkRecord, triples: Sequence[Triple]) -> tuple[ChunkExtraction, int]:
@@ -175,6 +133,11 @@ def _grounded_extraction(chunk: ChunkRecord, triples: Sequence[Triple]) -> tuple
                                                   t.tail.strip(), t.tail_type))
         extraction.entities += [(t.head.strip(), t.head_type), (t.tail.strip(), t.tail_type)]
     return extraction, dropped
+
+
+def _tag_pairs(tags: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
+    """A reply's tags as (class, value) pairs, blank ones dropped."""
+    return [(cls.strip(), v.strip()) for cls, values in tags.items() for v in values if cls.strip() and name_key(v)]
 
 
 class LLMTagExtractor:
@@ -207,8 +170,12 @@ class LLMTagExtractor:
         self.ctx.store.write("distill/tag_classes_write",
                              tag_classes=json.dumps([c.model_dump() for c in self.classes], ensure_ascii=False))
 
+    def listing(self) -> str:
+        """The tag classes as a prompt lists them (after :meth:`prepare`)."""
+        return "\n".join(f"- {c.name}: {c.description}" for c in self.classes)
+
     def tags(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[tuple[str, str]]]]:
-        listing = "\n".join(f"- {c.name}: {c.description}" for c in self.classes)
+        listing = self.listing()
         outcome = call_many(self.ctx, CHUNK_TAGS, [{"tag_classes": listing, "chunk": c.text} for c in chunks])
         built.absorb(outcome)
         out = []
@@ -216,8 +183,7 @@ class LLMTagExtractor:
             if result is None:
                 built.fail("tags", [chunk.id], outcome.errors[i])
                 continue
-            out.append((chunk, [(cls.strip(), v.strip()) for cls, values in result.tags.items()
-                                for v in values if cls.strip() and name_key(v)]))
+            out.append((chunk, _tag_pairs(result.tags)))
         return out
 
     def aliases(self, names: list[str], built: Built) -> dict[str, list[str]]:
@@ -312,30 +278,114 @@ class LLMFactItemExtractor:
         return [paths[int(np.argmax(leaves @ v))] for v in item_vecs]
 
 
+class LLMKnowledgeExtractor:
+    """One call per chunk for the atoms, triples and (when ``with_tags``) tags of a batch: task
+    ``chunk_knowledge``, or ``atoms_triples`` without the tags layer. Run at the endpoint's temperature (one
+    call serves three layers; a re-run asks the same request and the response cache answers it)."""
+
+    method = "llm"
+
+    def __init__(self, ctx: Context, tagger: LLMTagExtractor | None) -> None:
+        self.ctx = ctx
+        self.tagger = tagger
+
+    @property
+    def task(self) -> Task[Any]:
+        return ATOMS_TRIPLES if self.tagger is None else CHUNK_KNOWLEDGE
+
+    def extract(self, chunks: Sequence[ChunkRecord], built: Built, layers: Sequence[str]) -> SharedExtraction:
+        """The batch's replies split by layer; a chunk whose call failed is failed in every one of ``layers``."""
+        if self.tagger is not None:
+            self.tagger.prepare(chunks)  # the tag classes (stored, or one call for the corpus)
+            listing = self.tagger.listing()
+            fields = [{"title": c.title, "chunk": c.text, "tag_classes": listing} for c in chunks]
+        else:
+            fields = [{"title": c.title, "chunk": c.text} for c in chunks]
+        outcome = call_many(self.ctx, self.task, fields)
+        built.absorb(outcome)
+        found: list[tuple[ChunkRecord, AtomsTriples]] = []
+        for i, (chunk, result) in enumerate(zip(chunks, outcome.results, strict=True)):
+            if result is None:
+                for layer in layers:
+                    built.fail(layer, [chunk.id], outcome.errors[i])
+            else:
+                found.append((chunk, result))
+        return SharedExtraction([c for c, _ in found], GivenAtoms(found), GivenTriples(self.ctx, self.task, found),
+                                None if self.tagger is None else GivenTags(self.tagger, found))
+
+
+class GivenAtoms:
+    """The atoms layer's extractor for one batch whose atomic questions a shared call already returned."""
+
+    method = "llm"
+    kind = "question"
+    source = "llm"
+
+    def __init__(self, found: Sequence[tuple[ChunkRecord, AtomsTriples]]) -> None:
+        self.found = found
+
+    def atoms(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[str]]]:
+        return [(chunk, list(result.questions)) for chunk, result in self.found]
+
+
+class GivenTriples:
+    """The triples layer's extractor for one batch whose triples a shared call already returned (grounded as
+    the ``triples`` task's are; the dropped ones are counted as the shared task's invalid items)."""
+
+    method = "llm"
+    source = "llm"
+
+    def __init__(self, ctx: Context, task: Task[Any], found: Sequence[tuple[ChunkRecord, AtomsTriples]]) -> None:
+        self.ctx, self.task, self.found = ctx, task, found
+
+    def triples(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, ChunkExtraction]]:
+        return _grounded_extractions(self.ctx, self.task, [(chunk, r.triples) for chunk, r in self.found])
+
+
+class GivenTags:
+    """The tags layer's extractor for one batch whose tags a shared call already returned; the colloquial
+    aliases of new tags are still the tagger's (``tag_aliases``)."""
+
+    method = "llm"
+    source = "llm"
+
+    def __init__(self, tagger: LLMTagExtractor, found: Sequence[tuple[ChunkRecord, AtomsTriples]]) -> None:
+        self.tagger, self.found = tagger, found
+
+    def prepare(self, chunks: Sequence[ChunkRecord]) -> None:
+        """Done before the shared call (its prompt lists the classes)."""
+
+    def tags(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[tuple[str, str]]]]:
+        return [(chunk, _tag_pairs(r.tags) if isinstance(r, ChunkKnowledge) else []) for chunk, r in self.found]
+
+    def aliases(self, names: list[str], built: Built) -> dict[str, list[str]]:
+        return self.tagger.aliases(names, built)
+
+
 class LLMExtractors:
-    """The LLM mode: each layer's extractor calls the model; atoms and triples share one call per chunk
-    when ``combined``."""
+    """The LLM mode: each layer's extractor calls the model; with ``combined`` (the default) a job that builds
+    atoms and triples together makes one call per chunk for them and for tags (:meth:`knowledge`)."""
 
-    def __init__(self, combined: bool = False) -> None:
+    def __init__(self, combined: bool = True) -> None:
         self.combined = combined
-        self._shared: dict[int, ChunkKnowledgeCalls] = {}  # by the job's context (each holds its context)
-
-    def _calls(self, ctx: Context) -> ChunkKnowledgeCalls | None:
-        if not self.combined:
-            return None
-        return self._shared.setdefault(id(ctx), ChunkKnowledgeCalls(ctx))
 
     def atoms(self, ctx: Context) -> LLMAtomExtractor:
-        return LLMAtomExtractor(ctx, self._calls(ctx))
+        return LLMAtomExtractor(ctx)
 
     def triples(self, ctx: Context) -> LLMTripleExtractor:
-        return LLMTripleExtractor(ctx, self._calls(ctx))
+        return LLMTripleExtractor(ctx)
 
     def tags(self, ctx: Context) -> LLMTagExtractor:
         return LLMTagExtractor(ctx)
 
     def fact_items(self, ctx: Context) -> LLMFactItemExtractor:
         return LLMFactItemExtractor(ctx)
+
+    def knowledge(self, ctx: Context, with_tags: bool) -> LLMKnowledgeExtractor | None:
+        """The shared per-chunk call of atoms, triples and (``with_tags``) tags; None when not ``combined``."""
+        if not self.combined:
+            return None
+        return LLMKnowledgeExtractor(ctx, LLMTagExtractor(ctx) if with_tags else None)
 
 
 def _leaf_paths(nodes: Sequence[MindMapNode], prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from functools import cached_property
 
 from kg.layers.distilled.base import Built, Context
-from kg.layers.distilled.extractors.protocols import MindMapOutline, VerifiedItem
+from kg.layers.distilled.extractors.protocols import KnowledgeExtractor, MindMapOutline, VerifiedItem
 from kg.layers.distilled.models import ChunkExtraction, ChunkRecord, DistillConfig
 from kg.layers.distilled.offline import OfflineExtractor
 from kg.layers.distilled.text import keyphrases, statements, text_key
@@ -129,3 +129,7 @@ class OfflineExtractors:
 
     def fact_items(self, ctx: Context) -> OfflineFactItemExtractor:
         return OfflineFactItemExtractor(ctx.store, ctx.config)
+
+    def knowledge(self, ctx: Context, with_tags: bool) -> KnowledgeExtractor | None:
+        """Offline, each layer extracts alone: there is no call to share."""
+        return None

@@ -18,7 +18,9 @@ __all__ = [
     "AtomExtractor",
     "Extractors",
     "FactItemExtractor",
+    "KnowledgeExtractor",
     "MindMapOutline",
+    "SharedExtraction",
     "TagExtractor",
     "TripleExtractor",
     "VerifiedItem",
@@ -125,8 +127,32 @@ class FactItemExtractor(Protocol):
         ...
 
 
+@dataclass(frozen=True)
+class SharedExtraction:
+    """One batch's shared call (atoms, triples and maybe tags at once), split into each layer's extractor for
+    that batch: ``chunks`` are the chunks whose call succeeded, and each extractor gives their part."""
+
+    chunks: list[ChunkRecord]
+    atoms: AtomExtractor
+    triples: TripleExtractor
+    tags: TagExtractor | None
+
+
+class KnowledgeExtractor(Protocol):
+    """One call per chunk for several layers (:mod:`kg.layers.distilled.combined`)."""
+
+    @property
+    def method(self) -> str: ...
+
+    def extract(self, chunks: Sequence[ChunkRecord], built: Built, layers: Sequence[str]) -> SharedExtraction:
+        """The batch's shared extraction; a chunk whose call failed is failed in ``built`` for every one of
+        ``layers`` and left out."""
+        ...
+
+
 class Extractors(Protocol):
-    """A mode (LLM or offline): the extractor of each layer that has one."""
+    """A mode (LLM or offline): the extractor of each layer that has one, and the shared call of atoms,
+    triples and (``with_tags``) tags when the mode has one (None: each layer extracts alone)."""
 
     def atoms(self, ctx: Context) -> AtomExtractor: ...
 
@@ -135,3 +161,5 @@ class Extractors(Protocol):
     def tags(self, ctx: Context) -> TagExtractor: ...
 
     def fact_items(self, ctx: Context) -> FactItemExtractor: ...
+
+    def knowledge(self, ctx: Context, with_tags: bool) -> KnowledgeExtractor | None: ...
