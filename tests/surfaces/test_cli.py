@@ -127,14 +127,19 @@ def test_load_estimate_counts_the_chosen_layers_tasks_and_writes_nothing(tmp_pat
         assert result.exit_code == 0, result.output
         return dict(json.loads(result.output))
 
+    # Atoms and triples chosen together share one call per chunk (and tags with them).
     default = estimate("atoms,triples")
-    assert set(default["by_task"]) == {"enhanced_chunk", "atomic_questions", "triples"}
+    assert set(default["by_task"]) == {"enhanced_chunk", "atoms_triples"}
     assert default["files"] == 1 and default["chunks"] > 0 and default["failed_files"] == 0
     assert all(entry["calls"] == default["chunks"] for entry in default["by_task"].values())
+    assert default["distill_calls_per_chunk"] == 1.0 and default["calls"] == 2 * default["chunks"]
     wider = estimate("atoms,triples,tags,pseudograph")
-    assert set(wider["by_task"]) == {"enhanced_chunk", "atomic_questions", "triples", "chunk_tags", "fact_items",
-                                     "mind_map"}
+    assert set(wider["by_task"]) == {"enhanced_chunk", "chunk_knowledge", "tag_classes", "tag_aliases",
+                                     "fact_items", "mind_map"}
+    assert wider["by_task"]["tag_classes"]["calls"] == 1 and wider["by_task"]["mind_map"]["calls"] == 1
     assert wider["prompt_tokens"] > default["prompt_tokens"]
+    alone = estimate("atoms")
+    assert set(alone["by_task"]) == {"enhanced_chunk", "atomic_questions"}
     assert set(estimate("none")["by_task"]) == {"enhanced_chunk"}
     assert not (tmp_path / "home").exists() or not any((tmp_path / "home").rglob("neo4j.conf"))
 

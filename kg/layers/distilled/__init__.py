@@ -16,6 +16,7 @@ that other documents still use. Each layer writes whole chunks per transaction a
 ``Chunk.distilled``; a stopped job resumes without duplicates.
 """
 
+from kg.layers.distilled.estimate import estimate_load
 from kg.layers.distilled.models import (
     ALL_LAYERS,
     ChunkFailure,
@@ -30,6 +31,7 @@ from kg.layers.distilled.pipeline import (
     DEFAULT_LAYERS_OFFLINE,
     default_layers,
     distill,
+    llm_batch_size,
     llm_tasks_of,
     parse_layers,
 )
@@ -53,7 +55,9 @@ __all__ = [
     "default_layers",
     "distill",
     "entity_key",
+    "estimate_load",
     "expand_query_with_tags",
+    "llm_batch_size",
     "llm_tasks_of",
     "parse_layers",
     "rouge_l",

@@ -11,7 +11,7 @@ from rich.table import Table
 
 from kg.app.cli.app import announce_local_llm, app, cache_app, console, emit_json, settings_of, write_json
 from kg.app.client import LAYERS, Strata
-from kg.layers.corpus.ingest import PENDING_HINT, estimate_llm_tokens, find_files
+from kg.layers.corpus.ingest import PENDING_HINT, find_files
 
 
 @app.command("init")
@@ -87,12 +87,13 @@ def load(
     settings = settings_of(ctx)
     if estimate:
         # Parsing and chunking only: no Neo4j, no LLM call. Enhanced chunking, then the chosen layers.
-        from kg.layers.distilled import llm_tasks_of, parse_layers
+        from kg.layers.distilled import estimate_load, llm_batch_size, parse_layers
 
         chosen = [] if distill_layers.strip().lower() == "none" else parse_layers(distill_layers) or []
         files = find_files(paths, include, exclude)
-        emit_json(estimate_llm_tokens(files, chunk_tokens=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap,
-                                      password=password, tasks=("enhanced_chunk", *llm_tasks_of(chosen))))
+        emit_json(estimate_load(files, layers=chosen, chunk_tokens=settings.chunk_tokens,
+                                chunk_overlap=settings.chunk_overlap, password=password,
+                                batch_chunks=llm_batch_size(settings.batch_size, settings.llm.max_concurrency)))
         return
 
     announce_local_llm(settings)
