@@ -1,10 +1,11 @@
 """Knowledge atomizing (PIKE-RAG 5.3.1): the questions each chunk answers, or offline its statements.
 
 The layer's :class:`~kg.layers.distilled.extractors.AtomExtractor` gives each chunk's atoms: with an LLM
-the atomic questions it answers (``atomic_questions`` task, temperature ``atom_temperature``, 0.7 by default
-as the paper samples diverse questions); offline, its atomic statements (sentences, long ones cut at clause
-boundaries). Atoms are de-duplicated per chunk on their normalised text, embedded in one call per batch and
-written as ``(:Atom {kind, text, source, embedding})-[:ATOM_OF]->(:Chunk)``.
+the atomic questions it answers (from the call per chunk it shares with triples and tags,
+:mod:`kg.layers.distilled.combined`, or alone the ``atomic_questions`` task at temperature ``atom_temperature``,
+0.7 by default as the paper samples diverse questions); offline, its atomic statements (sentences, long ones
+cut at clause boundaries). Atoms are de-duplicated per chunk on their normalised text, embedded in one call per
+batch and written as ``(:Atom {kind, text, source, embedding})-[:ATOM_OF]->(:Chunk)``.
 """
 
 from __future__ import annotations

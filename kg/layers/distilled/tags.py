@@ -3,7 +3,8 @@ from colloquial terms to the corpus's own terms, used at query time by :func:`ex
 
 The layer's :class:`~kg.layers.distilled.extractors.TagExtractor` tags the chunks. With an LLM: the
 ``tag_classes`` task proposes classes from an evenly spread sample of chunks (kept on
-the ``StrataMeta`` node so later runs use the same classes), ``chunk_tags`` tags each chunk, and
+the ``StrataMeta`` node so later runs use the same classes), each chunk is tagged by the call per chunk it
+shares with atoms and triples (:mod:`kg.layers.distilled.combined`) or alone by ``chunk_tags``, and
 ``tag_aliases`` lists the colloquial terms users say for each new tag (``Tag.aliases``).
 
 Offline (named ``offline (tf-idf keyphrases)`` in the report): each chunk is tagged with its top TF-IDF

@@ -1,8 +1,9 @@
 """Triples and entities (KG2RAG 2.1): per chunk, typed (head, relation, tail) triples, resolved entities,
 reified facts that keep their chunk, and the chunk's mentions.
 
-The layer's :class:`~kg.layers.distilled.extractors.TripleExtractor` finds them: with an LLM the ``triples``
-task (keeping triples whose ends the chunk names); offline, spaCy entities related when they share a
+The layer's :class:`~kg.layers.distilled.extractors.TripleExtractor` finds them: with an LLM the call per chunk it
+shares with atoms and tags (:mod:`kg.layers.distilled.combined`) or alone the ``triples`` task (keeping triples
+whose ends the chunk names); offline, spaCy entities related when they share a
 sentence. Mentions of the whole batch are resolved at once by
 :class:`~kg.layers.distilled.resolve.EntityResolver` (indexed lookups, never all pairs). Each triple becomes
 ``(:Fact {head, relation, tail, text})-[:FACT_OF]->(:Chunk)`` with ``SUBJECT`` and ``OBJECT`` edges to its
