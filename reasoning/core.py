@@ -111,11 +111,12 @@ class Run:
         return hold_to_sources(answer, self.verifier, asked=asked, closed_book=self.answerer.answers_closed_book)
 
     def checked(self, method: str, text: str, evidence: Sequence[Hit], listed: Sequence[int] = (), *,
-                allowed: Collection[int] | None = None, asked: str | None = None, **extra: Any) -> Answer:
+                allowed: Collection[int] | None = None, asked: str | None = None, short: str = "",
+                **extra: Any) -> Answer:
         """An LLM answer whose markers are checked against the evidence it was given (only the numbers in
         ``allowed`` when the LLM saw only those), then held to its sources (:meth:`held`): a marker must
         support its sentence, and an answer citing nothing (the model saying the sources do not hold it)
-        abstains."""
+        abstains. ``short``: the model's few-word answer, kept beside the prose."""
         cleaned, citations, dropped = check_citations(text, evidence, listed, allowed=allowed)
         if dropped:
             self.note(CitationsDroppedStep(detail={"markers": dropped, "evidence_given": len(evidence)}))
@@ -126,5 +127,6 @@ class Run:
             cleaned, citations, _ = check_citations(f"{cleaned} {''.join(f'[{n}]' for n in added)}", evidence,
                                                     [*listed, *added], allowed=allowed)
         return self.held(Answer(question=self.question, answer=cleaned, method=method, offline=False,
-                                citations=citations, evidence=list(evidence), dropped_markers=dropped, **extra),
+                                citations=citations, evidence=list(evidence), dropped_markers=dropped,
+                                short_answer=short.strip() or None, **extra),
                          asked)

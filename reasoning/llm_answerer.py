@@ -27,7 +27,7 @@ class LLMAnswerer:
     def cited(self, run: RunContext, method: str, evidence: Sequence[Hit], **extra: Any) -> Answer:
         """Answer from ``evidence`` (task ``answer``), keeping only citations of the evidence given."""
         out = run.task(ANSWER, question=run.question, context=render_evidence(evidence))
-        return run.checked(method, out.answer, evidence, out.citations, **extra)
+        return run.checked(method, out.answer, evidence, out.citations, short=out.short, **extra)
 
     def stepwise(self, run: RunContext, method: str, loop: Callable[[], Answer],
                  evidence: Callable[[], Sequence[Hit]], **extra: Any) -> Answer:
@@ -76,7 +76,7 @@ class LLMAnswerer:
         context = render_evidence(evidence)
         out = run.task(ANSWER, question=run.question,
                        context=f"{first} [1].\n\n{context}" if inner else context)
-        answer = run.checked("bridge", out.answer, evidence, out.citations, asked=rewritten)
+        answer = run.checked("bridge", out.answer, evidence, out.citations, asked=rewritten, short=out.short)
         answer.aggregation = aggregation
         return answer
 

@@ -395,4 +395,7 @@ class Answer(BaseModel):
     aggregation: Aggregation | None = None
     supporting_sentence: str | None = None
     """Offline extractive answers: the evidence sentence the short answer was taken from."""
+    short_answer: str | None = None
+    """LLM answers: the answer alone in a few words, as the model gave it beside its cited prose (None when it
+    gave none, or when the answer abstained)."""
     usage: LLMUsage = Field(default_factory=LLMUsage)

@@ -85,6 +85,9 @@ class CitedAnswer(_Schema):
     answer: str = Field(min_length=1)
     citations: list[int] = Field(default_factory=list)
     reasoning: str = ""
+    short: str = ""
+    """The answer alone in a few words (a name, a number, yes or no), as QA benchmarks score it; empty when
+    the sources do not hold it."""
 
     @field_validator("answer")
     @classmethod

@@ -164,7 +164,7 @@ def hold_to_sources(answer: Answer, verifier: CitationVerifier, *, asked: str | 
     unsupported = answer.unsupported_citations + held.unsupported
     if not citations:
         return answer.model_copy(update={"answer": abstention(answer.question), "citations": [],
-                                         "supporting_sentence": None, "abstained": True,
+                                         "supporting_sentence": None, "short_answer": None, "abstained": True,
                                          "unsupported_citations": unsupported})
     # An extractive answer re-cited to another chunk was not taken from that chunk's sentence: it names none.
     kept = answer.supporting_sentence and any(" ".join(answer.supporting_sentence.split()) in " ".join(c.text.split())

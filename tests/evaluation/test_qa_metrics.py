@@ -207,3 +207,18 @@ def test_the_report_reads_back_and_shows_one_question(dataset: Path, tmp_path: P
     assert "1. retrieve:" in shown
     table = back.table().splitlines()
     assert table[1].startswith("a ") and {table[2].split()[0], table[3].split()[0]} == {"bridge", "comparison"}
+
+
+def test_the_short_answer_is_scored_and_the_prose_kept(dataset: Path) -> None:
+    questions = load_questions(dataset)[:1]
+    corpus = QACorpus.of(dataset, limit=1)
+    prose = f"It was {questions[0].answers[0]}, as the source says."
+
+    def answer(question: str, method: str) -> Answer:
+        return Answer(question=question, answer=f"{prose} [1]", method=method, offline=False,
+                      short_answer=questions[0].answers[0])
+
+    report = evaluate(questions, ["a"], answer, dataset="tiny", corpus=corpus, llm=OfflineLLM())
+    record = report.questions[0]
+    assert record.prediction == questions[0].answers[0] and record.scores.em == 1.0
+    assert record.answer == prose

@@ -119,6 +119,18 @@ def test_naive_r_citations_only_point_at_text_given_to_the_llm(
     assert len(out.evidence) <= 16 and all(h.score >= 0.2 for h in out.evidence)
 
 
+def test_the_models_short_answer_is_kept_beside_the_prose_and_dropped_when_the_answer_abstains(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    server.script("answer",
+                  {"answer": "Bob Edwards was the first host [1].", "citations": [1], "short": " Bob Edwards "},
+                  {"answer": "The sources do not say.", "citations": [], "short": "Noah Adams"})
+    model = make_model()
+    out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=model, method="naive-r")
+    assert out.short_answer == "Bob Edwards" and not out.abstained
+    other = answer("Who hosted it after 2016?", store=graph.store, embedder=EMBEDDER, llm=model, method="naive-r")
+    assert other.abstained and other.short_answer is None  # nothing stands behind it
+
+
 def test_zero_shot_cot_has_no_evidence_so_no_citation_survives(
         graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
     server.script("zero_shot_cot", {"reasoning": "NPR history", "answer": "Bob Edwards [1]", "citations": [1]})

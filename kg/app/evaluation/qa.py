@@ -202,7 +202,8 @@ class QuestionRecord(BaseModel):
     question: str
     gold: list[str]
     gold_titles: list[str]
-    prediction: str
+    prediction: str  # what was scored: the short answer when the method gave one, else the answer's text
+    answer: str = ""  # the answer as the user reads it (cited prose)
     scores: AnswerScores
     evidence_recall: float | None
     evidence_precision: float | None
@@ -360,7 +361,8 @@ def _answer_record(method: str, q: QAQuestion, answer_fn: AnswerFn, llm: LLM, co
         failure = f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - started
     spent = llm.accounting.report().minus(before)
-    prediction = strip_markers(out.answer) if out is not None else ""
+    # Scored as QA benchmarks score: the model's few-word answer when it gave one, else the cited prose.
+    prediction = (out.short_answer or strip_markers(out.answer)) if out is not None else ""
     scores = score_answer(prediction, q.answers)
     evidence = _evidence(out, q, corpus) if out is not None else []
     recall, precision = evidence_scores(q, evidence)
@@ -377,7 +379,8 @@ def _answer_record(method: str, q: QAQuestion, answer_fn: AnswerFn, llm: LLM, co
                 judge_error = f"{type(exc).__name__}: {exc}"
     return QuestionRecord(
         method=method, id=q.id, type=q.type, question=q.question, gold=q.answers, gold_titles=q.gold_titles,
-        prediction=prediction, scores=scores, evidence_recall=_rounded(recall), evidence_precision=_rounded(precision),
+        prediction=prediction, answer=strip_markers(out.answer) if out is not None else "", scores=scores,
+        evidence_recall=_rounded(recall), evidence_precision=_rounded(precision),
         evidence=evidence, calls=spent.calls,
         prompt_tokens=spent.prompt_tokens, completion_tokens=spent.completion_tokens, seconds=round(seconds, 3),
         unsupported_citations=out.unsupported_citations if out is not None else 0,
