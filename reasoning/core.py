@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 from dataclasses import InitVar, dataclass, field
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
-from kg.llm import LLM, LLMReport, Message, Task, detect_language, render, task_for
+from kg.llm import LLM, LLMReport, Message, Task, detect_language, render
 from kg.retrieval.base import Hit
 from kg.store.base import GraphStore
 from reasoning.answerer import Answerer
@@ -70,20 +70,9 @@ class Run:
         rendered = render(task, fields, lang=detect_language(self.question))
         return rendered.messages, rendered.version
 
-    @overload
-    def task(self, task: Task[M], /, **fields: Any) -> M: ...
-
-    @overload
-    def task(self, task: str, schema: type[M], /, **fields: Any) -> M: ...
-
-    def task(self, task: Task[M] | str, schema: type[M] | None = None, /, **fields: Any) -> M:
+    def task(self, task: Task[M], /, **fields: Any) -> M:
         """Complete an LLM task, in the question's language; the model is the task's
-        (``LLMSettings.task_models``) or the default one. ``task`` is a :class:`~kg.llm.Task` (or, for callers
-        not moved yet, a task name and its output schema: :func:`kg.llm.task_for`)."""
-        if isinstance(task, str):
-            if schema is None:
-                raise TypeError(f"task {task!r} given by name needs its output schema")
-            task = task_for(task, schema)
+        (``LLMSettings.task_models``) or the default one."""
         return self.llm.run(task, lang=detect_language(self.question), **fields)
 
     def llm_report(self) -> LLMReport:

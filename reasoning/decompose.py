@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kg.errors import LLMOutputError
-from kg.llm import AtomSelection, QuestionProposals
+from kg.llm import ATOM_SELECTION, QUESTION_PROPOSALS
 from kg.retrieval.base import AtomCandidate, Hit
 from kg.shared.text import text_key
 from reasoning.core import Run
@@ -84,7 +84,7 @@ def choose_candidate(run: Run, context: list[Hit], candidates: list[tuple[str, A
     best-scored candidate, and the reason says so: a small model's slip must not end the search.
     """
     try:
-        selection = run.task("atom_selection", AtomSelection, question=run.question,
+        selection = run.task(ATOM_SELECTION, question=run.question,
                              context=render_evidence(context), candidates=render_candidates(candidates),
                              count=len(candidates))
     except LLMOutputError as exc:
@@ -122,7 +122,7 @@ def _decompose(run: Run, trace: DecompositionTrace) -> Answer:
             break
         step = DecompositionStep(index=t)
         trace.steps.append(step)
-        proposed = run.task("question_proposals", QuestionProposals, question=run.question,
+        proposed = run.task(QUESTION_PROPOSALS, question=run.question,
                             context=render_evidence(context), max_proposals=s.max_proposals)
         calls += 1
         step.proposals = list(dict.fromkeys(p.strip() for p in proposed.proposals if p.strip()))[: s.max_proposals]

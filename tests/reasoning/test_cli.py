@@ -66,8 +66,8 @@ def test_eval_qa_offline_writes_the_report_and_chart(tmp_path: Path) -> None:
                                       "--limit", "2", "--json", str(out)], env=env)
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text("utf-8"))
-    assert set(report) == {"dataset", "protocol", "corpus", "n_questions", "n_passages", "llm", "judge", "results",
-                           "questions"}
+    assert set(report) == {"dataset", "protocol", "corpus", "n_questions", "n_passages", "llm", "distillation",
+                           "judge", "results", "questions"}
     assert report["dataset"] == "tiny.json" and report["n_questions"] == 2
     assert report["protocol"] == "question-paragraphs" and report["n_passages"] == 3  # q1's and q2's paragraphs
     assert set(report["results"]) == {"naive-r", "zero-shot-cot"}

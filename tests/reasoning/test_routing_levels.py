@@ -95,8 +95,9 @@ def test_auto_routes_linkable_questions_to_decomposition(
                   {"proposals": [], "sufficient": True})
     server.script("atom_selection", {"index": 0, "reason": "r"})
     server.script("answer", {"answer": "Morning Edition [1]", "citations": [1]})
+    # seed_k=0: the paper's empty C0, so the scripted proposal's chunk is new (this tiny graph's top 4 hold it).
     out = answer("Bob Edwards hosted what show later hosted by Renee Montagne?", store=graph.store,
-                 embedder=EMBEDDER, llm=make_model())
+                 embedder=EMBEDDER, llm=make_model(), settings=ReasoningSettings(seed_k=0))
     assert out.method == "auto:decompose" and out.question_class == "linkable" and out.subtype == "bridging"
     assert out.decomposition is not None and out.decomposition.stop_reason == "sufficient"
     route = next(s for s in out.trace if s.kind == "route")
