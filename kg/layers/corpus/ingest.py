@@ -35,7 +35,7 @@ from kg.layers.corpus.writer import (
 )
 from kg.layers.resource.documents import delete_documents
 from kg.layers.resource.references import link_title_mentions
-from kg.llm import LLM, LLMReport, estimate_tokens, load_prompt
+from kg.llm import LLM, LLMReport
 from kg.shared.ids import document_id
 from kg.shared.redaction import redact
 from kg.store.base import GraphStore
@@ -45,17 +45,13 @@ from loaders.models import SourceDocument
 from loaders.registry import Skipped
 
 __all__ = [
-    "PENDING_HINT", "FileReport", "FileStatus", "Ingestor", "LoadReport", "estimate_llm_tokens", "find_files",
+    "PENDING_HINT", "FileReport", "FileStatus", "Ingestor", "LoadReport", "find_files",
     "prepare_structural",
 ]
 
 Progress = Callable[[Path, int, int], None]
 PENDING_HINT = ("chunks are not distilled yet: `strata distill` (or `strata load` again, or Strata.distill()) "
                 "finishes them")
-# The LLM tasks a load with distillation runs once per chunk, and their usual answer lengths.
-ESTIMATED_TASKS = ("enhanced_chunk", "atomic_questions", "triples")
-TYPICAL_COMPLETION_TOKENS = {"enhanced_chunk": 120, "atomic_questions": 150, "triples": 250,
-                             "chunk_tags": 60, "fact_items": 250, "mind_map": 300}
 
 
 FileStatus = Literal["loaded", "unchanged", "replaced", "failed", "skipped"]
@@ -126,39 +122,6 @@ def _file_status(outcomes: Sequence[WriteOutcome]) -> FileStatus:
 def find_files(paths: Iterable[Path], include: Sequence[str] = (), exclude: Sequence[str] = (),
                skipped: Skipped | None = None) -> list[Path]:
     return discover(list(paths), include=list(include) or None, exclude=list(exclude), skipped=skipped)
-
-
-def estimate_llm_tokens(
-    files: Sequence[Path], *, chunk_tokens: int, chunk_overlap: int, password: str | None = None,
-    tasks: Sequence[str] = ESTIMATED_TASKS,
-) -> dict[str, Any]:
-    """Tokens the LLM stages would spend on these files, before anything is spent or written.
-
-    Per chunk and task: the prompt template plus the chunk's text as prompt tokens, and a typical
-    answer length as completion tokens. Files that fail to parse are counted as failed, not guessed.
-    """
-    by_task = {t: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0} for t in tasks}
-    templates = {t: estimate_tokens(load_prompt(t, "en").text) for t in tasks}
-    n_chunks = failed = 0
-    for path in files:
-        try:
-            docs = [prepare_structural(doc, chunk_tokens, chunk_overlap) for doc in load_path(path, password=password)]
-        except LoaderError:
-            failed += 1
-            continue
-        for chunk in (c for doc in docs for c in doc.chunks):
-            n_chunks += 1
-            for task in tasks:
-                entry = by_task[task]
-                entry["calls"] += 1
-                entry["prompt_tokens"] += templates[task] + estimate_tokens(chunk.text)
-                entry["completion_tokens"] += TYPICAL_COMPLETION_TOKENS[task]
-    return {
-        "files": len(files), "chunks": n_chunks, "failed_files": failed,
-        "prompt_tokens": sum(e["prompt_tokens"] for e in by_task.values()),
-        "completion_tokens": sum(e["completion_tokens"] for e in by_task.values()),
-        "by_task": by_task,
-    }
 
 
 def prepare_structural(doc: SourceDocument, chunk_tokens: int, chunk_overlap: int) -> PreparedDocument:
