@@ -9,13 +9,20 @@ by later runs; the server's state lives in the session's temporary folder. Witho
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
+from kg.app.client import Strata
+from kg.embeddings.hashing import HashingEmbedder
+from kg.llm import OfflineLLM
 from kg.llm.local import LocalLLMInfo, LocalLLMServer, find_runtime
-from kg.settings import LLMSettings, LocalLLMSettings
+from kg.settings import LLMSettings, LocalLLMSettings, Settings
+from kg.store.base import GraphStore
+from kg.store.schema import ensure_schema
+from tests.conftest import TestServer
+from tests.reasoning.conftest import DOCS
 
 REAL_MODEL = "qwen2.5-coder-0.5b"
 
@@ -50,3 +57,24 @@ def real_llm_settings(local_llm: LocalLLMInfo) -> LLMSettings:
     """What ``STRATA_LLM_BASE_URL=local`` resolves to, as the CLI would build it."""
     return LLMSettings(base_url=local_llm.base_url, model=local_llm.alias, context_tokens=local_llm.context_tokens,
                        timeout_s=600.0, max_concurrency=1, retry_timeouts=False, max_retries=2, seed=7)
+
+
+EMBEDDER = HashingEmbedder(256)
+
+
+def offline_kb(store: GraphStore, server: TestServer, root: Path, *, also: Sequence[Path] = (),
+               layers: list[str] | None = None) -> None:
+    """Wipe the session's graph and load the reasoning tests' documents (as Markdown) and ``also``, distilled
+    offline into ``layers`` (the defaults when None): only what a test asks the model afterwards is the model's."""
+    store.run_autocommit("meta/wipe")
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    docs = root / "docs"
+    docs.mkdir()
+    for key, (title, text) in DOCS.items():
+        (docs / f"{key}.md").write_text(f"# {title}\n\n{text}\n", "utf-8")
+    settings = Settings.from_env({"STRATA_HOME": str(root / "home"), "STRATA_CACHE_DIR": str(root / "cache")})
+    with Strata.connect(settings, uri=server.uri, user=server.user, password=server.password,
+                        embedder=EMBEDDER, llm=OfflineLLM()) as kb:
+        report = kb.load([docs, *also])
+        assert {f.status for f in report.files} == {"loaded"}, report.to_json()
+        kb.distill(layers=layers, retry_failed=False)

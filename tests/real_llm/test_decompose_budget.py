@@ -11,20 +11,16 @@ from collections.abc import Iterator
 
 import pytest
 
-from kg.app.client import Strata
-from kg.embeddings.hashing import HashingEmbedder
-from kg.llm import LLM, OfflineLLM, make_llm
-from kg.settings import LLMSettings, Settings
+from kg.llm import LLM, make_llm
+from kg.settings import LLMSettings
 from kg.store.base import GraphStore
-from kg.store.schema import ensure_schema
 from reasoning import ReasoningSettings, answer
 from reasoning.decompose import STOP_REASONS
 from tests.conftest import TestServer
-from tests.reasoning.conftest import DOCS
+from tests.real_llm.conftest import EMBEDDER, offline_kb
 
 pytestmark = [pytest.mark.real_llm, pytest.mark.neo4j, pytest.mark.slow, pytest.mark.timeout(3600)]
 
-EMBEDDER = HashingEmbedder(256)
 QUESTIONS = [
     "Bob Edwards hosted what show that was later hosted by Renée Montagne?",
     "In what year was the first host of Morning Edition born?",
@@ -33,24 +29,9 @@ QUESTIONS = [
 
 @pytest.fixture(scope="module")
 def kb_store(session_store: GraphStore, neo4j_server: TestServer,
-             tmp_path_factory: pytest.TempPathFactory) -> Iterator[GraphStore]:
-    session_store.run_autocommit("meta/wipe")
-    ensure_schema(session_store, EMBEDDER.name, EMBEDDER.dimensions)
-    root = tmp_path_factory.mktemp("decompose-budget")
-    docs = root / "docs"
-    docs.mkdir()
-    for key, (title, text) in DOCS.items():
-        (docs / f"{key}.md").write_text(f"# {title}\n\n{text}\n", "utf-8")
-    settings = Settings.from_env({"STRATA_HOME": str(root / "home"), "STRATA_CACHE_DIR": str(root / "cache")})
-    kb = Strata.connect(settings, uri=neo4j_server.uri, user=neo4j_server.user, password=neo4j_server.password,
-                        embedder=EMBEDDER, llm=OfflineLLM())
-    try:
-        report = kb.load([docs])
-        assert {f.status for f in report.files} == {"loaded"}, report.to_json()
-        kb.distill(layers=["atoms"], retry_failed=False)
-        yield session_store
-    finally:
-        kb.close()
+             tmp_path_factory: pytest.TempPathFactory) -> GraphStore:
+    offline_kb(session_store, neo4j_server, tmp_path_factory.mktemp("decompose-budget"), layers=["atoms"])
+    return session_store
 
 
 @pytest.fixture(scope="module")
