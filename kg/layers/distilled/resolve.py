@@ -32,6 +32,7 @@ import numpy.typing as npt
 from kg.embeddings import Embedder
 from kg.layers.distilled.models import DistillConfig
 from kg.layers.distilled.text import name_key, name_similarity
+from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore
 from kg.store.queries import ENTITIES_BY_KEY, ENTITIES_BY_NAME, ENTITIES_BY_VECTOR
 
@@ -215,7 +216,7 @@ class EntityResolver:
         specific type, or vectors above the threshold with similar names. A group never holds two
         specific types, however it is reached."""
         cfg = self.config
-        parent = list(range(len(mentions)))
+        sets = DisjointSets[int]()
         # The specific type of each group (at its root); None while the group is all generic. An ambiguous
         # generic mention starts as the generic type itself, so it joins no specific group.
         kind: list[str | None] = []
@@ -224,16 +225,10 @@ class EntityResolver:
             free = canonical == GENERIC_TYPE and name_key(name) not in ambiguous
             kind.append(None if free else canonical)
 
-        def root(i: int) -> int:
-            while parent[i] != i:
-                parent[i] = parent[parent[i]]
-                i = parent[i]
-            return i
-
         def union(i: int, j: int) -> None:
-            a, b = root(i), root(j)
+            a, b = sets.find(i), sets.find(j)
             if a != b and (kind[a] is None or kind[b] is None or kind[a] == kind[b]):
-                parent[b] = a
+                sets.union(a, b)  # a stays the root
                 kind[a] = kind[a] or kind[b]
 
         by_name: dict[str, list[int]] = {}
@@ -259,7 +254,7 @@ class EntityResolver:
                 union(i, j)
         groups: dict[int, list[int]] = {}
         for i in range(len(mentions)):
-            groups.setdefault(root(i), []).append(i)
+            groups.setdefault(sets.find(i), []).append(i)
         for members in groups.values():
             # The canonical member: a specific type over the generic one, then the most frequent, then the
             # shortest form ("Barack Obama" over "Barack H. Obama").
