@@ -265,6 +265,27 @@ def test_tags_with_aliases_expand_queries(kb: GraphStore, tmp_path: Path, script
     assert "tag_classes" not in scripted.seen
 
 
+CJK_TAGS = {"知识图谱把实体和关系存进图数据库。": "知识图谱",
+            "データベースは関係を辺として保存します。": "データベース",
+            "심근경색은 심장 근육이 손상되는 질환이다.": "심근경색"}
+
+
+def test_japanese_and_korean_questions_find_tags_as_chinese_ones_do(kb: GraphStore, tmp_path: Path,
+                                                                   scripted: Responder,
+                                                                   llm: OpenAICompatibleLLM) -> None:
+    # A question's runs of CJK characters give its 2-8 character terms: hanzi, and kana and hangul too (a Korean
+    # word or a voiced kana keys decomposed, so the terms are keyed as the tag names are).
+    scripted.tasks["tag_classes"] = lambda _t: {"classes": [{"name": "domain", "description": "field"}]}
+    scripted.tasks["chunk_tags"] = lambda t: {"tags": {"domain": [tag for text, tag in CJK_TAGS.items() if text in t]}}
+    scripted.tasks["tag_aliases"] = lambda _t: {"aliases": {}}
+    load_passages(kb, tmp_path, {f"p{i}": text for i, text in enumerate(CJK_TAGS)})
+    assert distill(kb, EMBEDDER, llm, layers=["tags"]).layers["tags"].created["Tag"] == 3
+    assert expand_query_with_tags(kb, "知识图谱是什么?") == ["知识图谱"]
+    assert expand_query_with_tags(kb, "データベースとは何ですか?") == ["データベース"]
+    assert expand_query_with_tags(kb, "심근경색의 증상은 무엇인가요?") == ["심근경색"]
+    assert expand_query_with_tags(kb, "图数据库是什么?") == []
+
+
 def fact_items_from(text: str) -> dict[str, Any]:
     chunk = section(text, "Text:")
     facts = [{"topic": "t", "fact": s.strip()} for s in chunk.split(". ") if s.strip()]

@@ -25,13 +25,14 @@ from kg.layers.distilled.extractors.protocols import TagExtractor
 from kg.layers.distilled.models import ChunkRecord
 from kg.layers.distilled.text import name_key
 from kg.llm import TagAliases
-from kg.shared.text import is_cjk
+from kg.shared.text import CJK_CHARACTERS, is_cjk
 from kg.store.base import GraphStore
 from kg.store.queries import TAGS_EXISTING, TAGS_FOR_TERMS
 
 __all__ = ["TagAliases", "TagsLayer", "expand_query_with_tags"]
 
 _WORDS = re.compile(r"\w+", re.UNICODE)
+_CJK_RUN = re.compile(f"[{CJK_CHARACTERS}]+")
 
 
 class TagsLayer(ExtractorLayer[TagExtractor]):
@@ -66,12 +67,13 @@ class TagsLayer(ExtractorLayer[TagExtractor]):
 
 
 def _terms(question: str) -> list[str]:
-    """Every word n-gram (1-4 words) of the question, normalised like tag names; for CJK runs every
-    substring of 2-8 characters."""
+    """Every word n-gram (1-4 words) of the question, normalised like tag names; for CJK runs (Chinese,
+    Japanese kana and kanji, Korean hangul: the words the n-grams leave out) every substring of 2-8
+    characters, normalised the same way (a hangul or voiced-kana tag's ``name_key`` is decomposed)."""
     words = [w for w in _WORDS.findall(question) if not is_cjk(w[0])]
     keys = {name_key(" ".join(words[i:j])) for i in range(len(words)) for j in range(i + 1, min(i + 5, len(words) + 1))}
-    for run in re.findall(r"[\u3400-\u9fff]+", question):
-        keys |= {run[i:j] for i in range(len(run)) for j in range(i + 2, min(i + 9, len(run) + 1))}
+    for run in _CJK_RUN.findall(question):
+        keys |= {name_key(run[i:j]) for i in range(len(run)) for j in range(i + 2, min(i + 9, len(run) + 1))}
     keys.discard("")
     return sorted(keys)
 
