@@ -113,10 +113,14 @@ def written() -> None:
     """``previous_written`` of a build with no earlier batch in flight."""
 
 
-class Layer(ABC):
-    """One distilled layer. ``clear`` names queries taking ``$ids`` (chunk ids, or document ids when
-    ``by_document``) that remove what an earlier run wrote; ``stale`` names layers whose output depends
-    on this one and must run again on the chunks it rewrites."""
+B = TypeVar("B", bound="Built")
+
+
+class Layer(ABC, Generic[B]):
+    """One distilled layer, whose :meth:`build` makes the ``B`` its :meth:`write` takes (a plain
+    :class:`Built`, or a richer batch such as the shared call's). ``clear`` names queries taking ``$ids``
+    (chunk ids, or document ids when ``by_document``) that remove what an earlier run wrote; ``stale`` names
+    layers whose output depends on this one and must run again on the chunks it rewrites."""
 
     name: LayerName
     clear: tuple[str, ...] = ()
@@ -142,12 +146,12 @@ class Layer(ABC):
         """How the layer extracts, as the report names it (``llm``, ``offline (...)``, ``rules``)."""
 
     @abstractmethod
-    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> B:
         """Everything that can fail, for whole chunks (whole documents when ``by_document``). A build that
         reads what earlier batches write calls ``previous_written()`` before that read: it returns once they
         are committed (and raises their error)."""
 
-    def write(self, tx: Transaction, built: Built, batch: Sequence[ChunkRecord]) -> None:
+    def write(self, tx: Transaction, built: B, batch: Sequence[ChunkRecord]) -> None:
         """Lock, clear, write and mark in the caller's transaction (retried whole by the driver)."""
         done = set(built.done)
         docs = sorted({c.document_id for c in batch if c.id in done})
@@ -176,7 +180,7 @@ class Extracting(Protocol):
 E = TypeVar("E", bound=Extracting)
 
 
-class ExtractorLayer(Layer, Generic[E]):
+class ExtractorLayer(Layer[Built], Generic[E]):
     """A layer whose extraction is its strategy's (LLM or offline, chosen once by the pipeline)."""
 
     def __init__(self, ctx: Context, extractor: E) -> None:

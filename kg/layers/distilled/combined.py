@@ -59,7 +59,7 @@ def shared_task(chosen: Sequence[str]) -> str | None:
 class SharedBuilt(Built):
     """A batch of the shared step: each covered layer's part (``parts``) and the layer that writes it."""
 
-    layers: dict[str, Layer] = field(default_factory=dict)
+    layers: dict[str, Layer[Built]] = field(default_factory=dict)
 
 
 def _once(action: Callable[[], None]) -> Callable[[], None]:
@@ -76,7 +76,7 @@ def _once(action: Callable[[], None]) -> Callable[[], None]:
     return run
 
 
-class SharedCallLayer(Layer):
+class SharedCallLayer(Layer[SharedBuilt]):
     """The shared step (see the module docstring). Its ``name`` is the layer whose pending chunks it claims
     (atoms); ``covers`` names every layer it builds; it is ``serial`` because the triples layer is."""
 
@@ -96,10 +96,10 @@ class SharedCallLayer(Layer):
     def method(self) -> str:
         return self.knowledge.method
 
-    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
+    def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> SharedBuilt:
         built = SharedBuilt()
         shared = self.knowledge.extract(chunks, built, self.covers)
-        layers: dict[str, Layer] = {"atoms": AtomsLayer(self.ctx, shared.atoms),
+        layers: dict[str, Layer[Built]] = {"atoms": AtomsLayer(self.ctx, shared.atoms),
                                     "triples": TriplesLayer(self.ctx, shared.triples)}
         if "tags" in self.covers and shared.tags is not None:
             layers["tags"] = TagsLayer(self.ctx, shared.tags)
@@ -112,8 +112,7 @@ class SharedCallLayer(Layer):
         built.done = [c.id for c in shared.chunks]
         return built
 
-    def write(self, tx: Transaction, built: Built, batch: Sequence[ChunkRecord]) -> None:
+    def write(self, tx: Transaction, built: SharedBuilt, batch: Sequence[ChunkRecord]) -> None:
         """Every covered layer's write (lock, clear, write, mark) in the one transaction."""
-        assert isinstance(built, SharedBuilt)
         for name, part in built.parts.items():
             built.layers[name].write(tx, part, batch)

@@ -29,11 +29,12 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from functools import partial
+from typing import Any
 
 from kg.embeddings import Embedder
 from kg.errors import ConfigError
 from kg.layers.distilled.atoms import AtomsLayer
-from kg.layers.distilled.base import Built, Context, Layer, Progress, written
+from kg.layers.distilled.base import B, Built, Context, Layer, Progress, written
 from kg.layers.distilled.claims import Claims, SerialLock, new_owner
 from kg.layers.distilled.combined import SharedCallLayer, shared_layers, shared_task
 from kg.layers.distilled.extractors import Extractors, LLMExtractors, OfflineExtractors
@@ -54,12 +55,12 @@ DEFAULT_LAYERS_OFFLINE: tuple[str, ...] = ("atoms", "triples", "tables")
 # Atoms, triples and tags share one call per chunk (kg.layers.distilled.combined); tags make query-time
 # expansion possible. The pseudo-graph is opt-in (one or two calls per chunk plus one per document).
 DEFAULT_LAYERS_LLM: tuple[str, ...] = ("atoms", "triples", "tables", "tags")
-_LAYERS: dict[str, type[Layer]] = {
+_LAYERS: dict[str, type[Layer[Built]]] = {
     "atoms": AtomsLayer, "triples": TriplesLayer, "tables": TablesLayer, "tags": TagsLayer,
     "pseudograph": PseudoGraphLayer,
 }
 # Each layer with the extractor of the job's mode.
-_MAKE: dict[str, Callable[[Context, Extractors], Layer]] = {
+_MAKE: dict[str, Callable[[Context, Extractors], Layer[Built]]] = {
     "atoms": lambda ctx, ex: AtomsLayer(ctx, ex.atoms(ctx)),
     "triples": lambda ctx, ex: TriplesLayer(ctx, ex.triples(ctx)),
     "tables": lambda ctx, ex: TablesLayer(ctx),
@@ -109,7 +110,7 @@ def llm_batch_size(batch_size: int, llm_concurrency: int) -> int:
     return max(1, min(batch_size, _LLM_BATCH_PER_CALL * llm_concurrency))
 
 
-def _run_layer(layer: Layer, claims: Claims, lock: SerialLock | None, entries: dict[str, LayerReport],
+def _run_layer(layer: Layer[B], claims: Claims, lock: SerialLock | None, entries: dict[str, LayerReport],
                store: GraphStore, progress: Progress | None, total: int) -> str | None:
     """Claim, build and write the layer's batches until none is left; returns why it stopped early (an
     endpoint down or a budget spent), or None. ``lock``: the job-wide lock of a ``serial`` layer; ``entries``:
@@ -121,9 +122,9 @@ def _run_layer(layer: Layer, claims: Claims, lock: SerialLock | None, entries: d
         progress(layer.label, 0, total)
     with (ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-build") as builder,
           ThreadPoolExecutor(max_workers=1, thread_name_prefix="distill-write") as writer):
-        writes: list[tuple[Future[None], Built]] = []
+        writes: list[tuple[Future[None], B]] = []
 
-        def build(batch: list[ChunkRecord], before: Future[None] | None) -> Built:
+        def build(batch: list[ChunkRecord], before: Future[None] | None) -> B:
             def previous_written() -> None:
                 if before is not None:
                     before.result()
@@ -132,7 +133,7 @@ def _run_layer(layer: Layer, claims: Claims, lock: SerialLock | None, entries: d
 
             return layer.build(batch, previous_written=previous_written if layer.serial else written)
 
-        def write(tx: Transaction, built: Built, batch: list[ChunkRecord]) -> None:
+        def write(tx: Transaction, built: B, batch: list[ChunkRecord]) -> None:
             layer.write(tx, built, batch)
             if lock is not None:
                 lock.release_in(tx)
@@ -230,7 +231,7 @@ def distill(
     report = DistillReport(offline=offline)
     covers = shared_layers(chosen)
     knowledge = extractors.knowledge(ctx, "tags" in covers) if covers else None
-    steps: list[Layer] = []
+    steps: list[Layer[Any]] = []  # steps build different batch types; each one's build and write agree
     for name in (n for n in ALL_LAYERS if n in chosen):
         if knowledge is not None and name == covers[0]:
             steps.append(SharedCallLayer(ctx, knowledge, covers))  # before the layers it covers

@@ -47,7 +47,7 @@ def _row(row_id: str, chunk: ChunkRecord, table_id: str | None, index: int, kind
     }
 
 
-class TablesLayer(Layer):
+class TablesLayer(Layer[Built]):
     name = "tables"
     clear = ("distill/clear_rows",)
 
