@@ -56,6 +56,11 @@ def _self_ask(run: Run, method: str, retriever: ChunkRetriever | None, k: int) -
     for step in range(1, run.settings.max_steps + 1):
         out = run.task(SELF_ASK, question=run.question,
                        transcript="\n".join(transcript) or "(none)", context=render_evidence(evidence))
+        if retriever is not None and not evidence and not transcript:
+            # Nothing retrieved yet, whatever the model claims: with a retriever the question is the first
+            # follow-up (as decompose's first atomic query), so a small model's closed-book "final answer"
+            # cannot leave the answer without evidence.
+            out = out.model_copy(update={"follow_up": out.follow_up.strip() or run.question, "final_answer": ""})
         if out.final_answer.strip() or not out.follow_up.strip():
             run.note(SelfAskFinalStep(detail={"step": step}))
             answer = run.checked(method, out.final_answer.strip() or "unknown", evidence, out.citations)

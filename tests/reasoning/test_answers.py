@@ -153,6 +153,18 @@ def test_self_ask_r_retrieves_per_follow_up_and_cites_gathered_evidence(
     assert out.usage.by_task == {"self_ask": 2, "answer": 1}
 
 
+def test_self_ask_r_retrieves_before_a_final_answer_even_when_the_model_answers_at_once(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    # A small model's closed-book answer on the first step: the question is then the first follow-up.
+    server.script("self_ask", {"final_answer": "Noah Adams", "citations": []},
+                  {"final_answer": "Bob Edwards [1]", "citations": [1]})
+    server.script("answer", {"answer": "Bob Edwards hosted it [1].", "citations": [1]})
+    out = answer(QUESTION, store=graph.store, embedder=EMBEDDER, llm=make_model(), method="self-ask-r")
+    follow = next(s for s in out.trace if s.kind == "self_ask_follow_up")
+    assert follow.detail["follow_up"] == QUESTION and follow.detail["retrieved"]
+    assert out.evidence and out.usage.by_task == {"self_ask": 2, "answer": 1}
+
+
 def test_self_ask_without_retrieval_uses_own_knowledge(
         graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
     server.script("self_ask", {"follow_up": "Who hosted NPR mornings?"}, {"final_answer": "Bob Edwards"})
