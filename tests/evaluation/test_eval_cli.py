@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import kg.app.cli.commands  # noqa: F401  (registers the commands, as ``strata`` does)
 from kg.app.cli import app
 from kg.app.cli.commands.evaluate import judge_settings
-from kg.app.evaluation.qa import layers_for
+from kg.app.evaluation.runner import layers_for
 from kg.errors import ConfigError
 from kg.settings import LLMSettings
 from kg.testing import ScriptedLLMServer

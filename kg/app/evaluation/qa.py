@@ -65,7 +65,6 @@ __all__ = [
     "exact_match",
     "isolated_kb",
     "judge",
-    "layers_for",
     "mark_evidence",
     "method_result",
     "normalize_answer",
@@ -478,13 +477,6 @@ def plot_report(report: QAReport, path: Path) -> Path:
     fig.savefig(path, dpi=120)
     plt.close(fig)
     return path
-
-
-def layers_for(methods: Collection[str]) -> tuple[str, ...]:
-    """The distilled layers ``methods`` read: the pseudo-graph (two calls per chunk and one per document with
-    a model) only for ``pgrag`` and ``auto``, which may route to it."""
-    keep_pseudograph = bool({"pgrag", "auto"} & set(methods))
-    return tuple(name for name in EVAL_LAYERS if name != "pseudograph" or keep_pseudograph)
 
 
 @contextmanager

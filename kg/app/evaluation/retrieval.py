@@ -31,6 +31,7 @@ from kg.app.evaluation.runner import (
     corpus_documents,
     distill_eval_layers,
     isolated_store,
+    layers_for,
     load_corpus,
     method_unavailable,
 )
@@ -252,7 +253,7 @@ def run_retrieval_eval(config: RetrievalEvalConfig, settings: Settings, embedder
         todo = loaded.written if graph_has(store, "Atom") else [r["id"] for r in
                                                                  store.read(LIST_DOCUMENTS, skip=0,
                                                                             limit=10_000_000)]
-        distill_eval_layers(store, embedder, llm, todo)
+        distill_eval_layers(store, embedder, llm, todo, layers_for(strata_methods))
         say("distilled layer: built" + (" (offline methods)" if llm.offline else ""))
         for method in strata_methods:
             reason = method_unavailable(store, method)

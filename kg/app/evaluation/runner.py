@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,7 +36,7 @@ from kg.store.schema import ensure_schema
 from loaders.models import SourceDocument
 from loaders.qa import QALoader, passage_key
 
-__all__ = ["CorpusLoad", "corpus_documents", "distill_eval_layers", "isolated_store",
+__all__ = ["CorpusLoad", "corpus_documents", "distill_eval_layers", "isolated_store", "layers_for",
            "load_corpus", "method_unavailable", "passage_keys"]
 
 _NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
@@ -139,6 +139,13 @@ def load_corpus(store: GraphStore, embedder: Embedder, docs: Sequence[SourceDocu
 # Every layer a retrieval method reads: atoms (atom, multigrain), triples (kg2rag, strata's entity links),
 # tags (tags), the pseudo-graph (pgrag). Offline, each is built by its offline method.
 EVAL_LAYERS = ("atoms", "triples", "tags", "pseudograph")
+
+
+def layers_for(methods: Collection[str]) -> tuple[str, ...]:
+    """The distilled layers ``methods`` (answering or retrieval methods) read: the pseudo-graph (two calls per
+    chunk and one per document with a model) only for ``pgrag`` and ``auto``, which may route to it."""
+    keep_pseudograph = bool({"pgrag", "auto"} & set(methods))
+    return tuple(name for name in EVAL_LAYERS if name != "pseudograph" or keep_pseudograph)
 
 
 def distill_eval_layers(store: GraphStore, embedder: Embedder, llm: LLM, document_ids: list[str],

@@ -60,10 +60,10 @@ def eval_qa(
         QuestionRecord,
         evaluate,
         isolated_kb,
-        layers_for,
         plot_report,
         questions_of,
     )
+    from kg.app.evaluation.runner import layers_for
     from reasoning import answer
 
     settings = settings_of(ctx)
