@@ -138,6 +138,9 @@ def test_load_estimate_counts_the_chosen_layers_tasks_and_writes_nothing(tmp_pat
                                      "fact_items", "mind_map"}
     assert wider["by_task"]["tag_classes"]["calls"] == 1 and wider["by_task"]["mind_map"]["calls"] == 1
     assert wider["prompt_tokens"] > default["prompt_tokens"]
+    # --json FILE writes the same estimate there instead of stdout.
+    written = runner.invoke(app, ["load", source, "--estimate", "--json", str(tmp_path / "e.json")], env=env)
+    assert written.exit_code == 0 and json.loads((tmp_path / "e.json").read_text("utf-8")) == default
     alone = estimate("atoms")
     assert set(alone["by_task"]) == {"enhanced_chunk", "atomic_questions"}
     assert set(estimate("none")["by_task"]) == {"enhanced_chunk"}

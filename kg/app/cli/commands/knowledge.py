@@ -91,9 +91,10 @@ def load(
 
         chosen = [] if distill_layers.strip().lower() == "none" else parse_layers(distill_layers) or []
         files = find_files(paths, include, exclude)
-        emit_json(estimate_load(files, layers=chosen, chunk_tokens=settings.chunk_tokens,
-                                chunk_overlap=settings.chunk_overlap, password=password,
-                                batch_chunks=llm_batch_size(settings.batch_size, settings.llm.max_concurrency)))
+        predicted = estimate_load(files, layers=chosen, chunk_tokens=settings.chunk_tokens,
+                                  chunk_overlap=settings.chunk_overlap, password=password,
+                                  batch_chunks=llm_batch_size(settings.batch_size, settings.llm.max_concurrency))
+        write_json(report_path or Path("-"), predicted)  # stdout unless --json names a file
         return
 
     announce_local_llm(settings)
