@@ -54,6 +54,7 @@ from kg.llm.structured import (
     response_format_for,
 )
 from kg.llm.tasks import output_budget
+from kg.llm.usage_history import UsageHistory
 from kg.settings import LLMSettings, ResponseFormat
 from kg.shared.concurrency import shared_limit
 from kg.shared.response_cache import ResponseCache, cache_key
@@ -166,6 +167,7 @@ class OpenAICompatibleLLM(LLM):
         if settings.cache and cache_dir is not None:
             self.cache = ResponseCache.named(Path(cache_dir), "llm")
         self.formats = ResponseFormats(Path(cache_dir) / "llm" if cache_dir is not None else None)
+        self.history = UsageHistory.under(Path(cache_dir)) if cache_dir is not None else None
         if settings.response_format != "auto":
             self.accounting.response_format = settings.response_format
         elif (found := self.formats.known(self.base_url, settings.model)) is not None:
@@ -216,6 +218,8 @@ class OpenAICompatibleLLM(LLM):
         self._clients = weakref.WeakKeyDictionary()
         if self.cache is not None:
             self.cache.close()
+        if self.history is not None:
+            self.history.close()
 
     def clear(self) -> None:
         """Empty the response cache."""
@@ -306,6 +310,8 @@ class OpenAICompatibleLLM(LLM):
         self.accounting.record(
             task, p.model, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens, reserved=held
         )
+        if usage is not None and self.history is not None:  # what `load --estimate` predicts replies from
+            self.history.record(p.model, task, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         log.debug(
             "llm call",
             extra={"task": task, "model": p.model, "prompt_tokens": prompt_tokens,

@@ -20,7 +20,7 @@ from typing import Any
 
 from kg.shared.private import private_file
 
-__all__ = ["CACHES", "ResponseCache", "cache_key", "clear_caches"]
+__all__ = ["CACHES", "ResponseCache", "SqliteConnections", "cache_key", "clear_caches"]
 
 # Every persistent cache under the cache folder: name -> (file, table). The clients open theirs from here,
 # so `strata cache clear` empties exactly what they read.
@@ -36,6 +36,33 @@ def cache_key(payload: dict[str, Any]) -> str:
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 
+class SqliteConnections:
+    """One SQLite connection per thread to a private file (0600: prompts and replies quote the documents),
+    in WAL mode with a busy timeout, so writers in several threads and processes wait instead of failing.
+    Calling it gives the calling thread's connection (autocommit)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = private_file(Path(path))
+        self._local = threading.local()
+        self().execute("PRAGMA journal_mode=WAL")
+
+    def __call__(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
+            conn.execute("PRAGMA busy_timeout=30000")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+
 class ResponseCache:
     """Key/value store of response texts (or any str/bytes) in a SQLite file.
 
@@ -46,24 +73,12 @@ class ResponseCache:
     def __init__(self, path: Path, *, table: str = "responses") -> None:
         if not table.isidentifier():
             raise ValueError(f"invalid table name {table!r}")
-        self.path = private_file(Path(path))  # prompts and replies quote the documents
+        self.path = Path(path)
         self._table = table
-        self._local = threading.local()
-        conn = self._conn()
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute(
+        self._conn = SqliteConnections(self.path)
+        self._conn().execute(
             f"CREATE TABLE IF NOT EXISTS {table} (key TEXT PRIMARY KEY, value BLOB NOT NULL, created REAL)"
         )
-        conn.commit()
-
-    def _conn(self) -> sqlite3.Connection:
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout=30000")
-            conn.execute("PRAGMA synchronous=NORMAL")
-            self._local.conn = conn
-        return conn
 
     def get(self, key: str) -> str | None:
         """The cached text for ``key``, or None."""
@@ -98,10 +113,7 @@ class ResponseCache:
 
     def close(self) -> None:
         """Close this thread's connection (other threads' connections close when they are collected)."""
-        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        self._conn.close()
 
     @classmethod
     def named(cls, cache_dir: Path, name: str) -> ResponseCache:

@@ -2,7 +2,8 @@
 within 25%, counted at the scripted server for the load's default layers (atoms and triples: one shared call
 per chunk) and for the LLM default layers (tags too: one call per chunk, the tag classes once, aliases per
 batch). The scripted model takes each window whole, so the enhanced chunks are the structural ones the
-estimate counts; how a real model splits, and its answers' lengths, are the estimate's error on real models."""
+estimate counts; how a real model splits is the estimate's error on real models. Reply lengths come from the
+model's usage history once it has one: a second estimate predicts completion tokens from what the load spent."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from kg.layers.distilled.estimate import MIN_OBSERVED_CALLS
 from kg.store.base import GraphStore
 from kg.testing.scripted_llm import ScriptedLLMServer
 from tests.conftest import REPO, TestServer
@@ -80,7 +82,8 @@ def test_the_estimate_predicts_the_calls_and_prompt_tokens_the_load_spends(
     with ScriptedLLMServer(default=responder()) as server:
         env = {**strata_env(neo4j_server.uri, neo4j_server.user, neo4j_server.password, tmp_path / "home"),
                "STRATA_LLM_BASE_URL": server.base_url, "STRATA_LLM_MODEL": "test-model", "STRATA_LLM_CACHE": "0",
-               "STRATA_LLM_MAX_CONCURRENCY": "2"}  # batches of 8 chunks: several alias calls with tags
+               "STRATA_LLM_MAX_CONCURRENCY": "2",  # batches of 8 chunks: several alias calls with tags
+               "STRATA_CACHE_DIR": str(tmp_path / "cache")}  # the usage history starts empty
         estimated = strata(env, "load", str(corpus), "--estimate", "--distill", layers)
         assert estimated.returncode == 0, estimated.stderr
         estimate = json.loads(estimated.stdout)
@@ -91,9 +94,12 @@ def test_the_estimate_predicts_the_calls_and_prompt_tokens_the_load_spends(
         spent_prompt = sum((r.usage or {}).get("prompt_tokens", 0) for r in server.chat_requests())
         report = json.loads((tmp_path / "load.json").read_text("utf-8"))
         assert all(not entry["failed"] for entry in report["distill"]["layers"].values())
+        spent_completion = {task: sum((r.usage or {}).get("completion_tokens", 0) for r in server.chat_requests(task))
+                            for task in at_server}
         again = strata(env, "load", str(corpus), "--distill", layers)
         assert again.returncode == 0, again.stderr
         assert len(server.chat_requests()) == sum(at_server.values())  # a re-load spends nothing
+        informed = json.loads(strata(env, "load", str(corpus), "--estimate", "--distill", layers).stdout)
     predicted = {task: entry["calls"] for task, entry in estimate["by_task"].items()}
     assert predicted == dict(at_server), (predicted, at_server)
     assert estimate["chunks"] == store.query("MATCH (c:Chunk) RETURN count(c) AS n")[0]["n"]
@@ -107,3 +113,13 @@ def test_the_estimate_predicts_the_calls_and_prompt_tokens_the_load_spends(
         spent = sum((r.usage or {}).get("prompt_tokens", 0) for r in server.chat_requests(task))
         guess = estimate["by_task"][task]["prompt_tokens"]
         assert abs(guess - spent) <= 0.25 * spent, (task, guess, spent)
+    # Before any history the reply lengths are typical ones; after the load, the model's own.
+    assert {entry["completion_basis"] for entry in estimate["by_task"].values()} == {"typical"}
+    for task, calls in at_server.items():
+        entry = informed["by_task"][task]
+        if calls >= MIN_OBSERVED_CALLS:
+            assert entry["completion_basis"] == f"observed over {calls} calls", (task, entry)
+            assert abs(entry["completion_tokens"] - spent_completion[task]) <= 0.25 * spent_completion[task]
+        else:
+            assert entry["completion_basis"] == "typical", (task, entry)
+    assert informed["model"] == "test-model"

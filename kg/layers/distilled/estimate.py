@@ -3,8 +3,10 @@ calls, prompt tokens and completion tokens per task.
 
 The files are parsed and chunked structurally (no Neo4j, no LLM). Each task's prompt is rendered as the load
 renders it (the chunk's language, its title and text, a typical tag-class listing) and counted with the token
-estimate the accounting uses; completion tokens are a typical answer length per task. The calls follow what
-the job does (:mod:`kg.layers.distilled.pipeline`):
+estimate the accounting uses. Completion tokens are the model's own mean reply length per task when it has
+answered that task at least ``MIN_OBSERVED_CALLS`` times on this machine (:mod:`kg.llm.usage_history`), else a
+typical length; each task says which (``completion_basis``). The calls follow what the job does
+(:mod:`kg.layers.distilled.pipeline`):
 
 - ``enhanced_chunk``: one call per chunk (the recurrent split makes one call per chunk it cuts);
 - per chunk, the distilled layers' tasks of :func:`~kg.layers.distilled.pipeline.llm_tasks_of`: one shared
@@ -20,7 +22,7 @@ A re-load of unchanged files spends nothing (every chunk is marked); the estimat
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,16 +31,20 @@ from kg.layers.corpus.ingest import prepare_structural
 from kg.layers.distilled.pipeline import llm_tasks_of
 from kg.llm import estimate_messages_tokens, render
 from kg.llm.prompts import load_prompt
+from kg.llm.usage_history import TaskUsage
 from loaders import Chunk, load_path
 
-__all__ = ["TYPICAL_COMPLETION_TOKENS", "estimate_load"]
+__all__ = ["MIN_OBSERVED_CALLS", "TYPICAL_COMPLETION_TOKENS", "estimate_load"]
 
 TYPICAL_COMPLETION_TOKENS = {
     "enhanced_chunk": 120, "atomic_questions": 150, "triples": 250, "chunk_tags": 60,
     "atoms_triples": 400, "chunk_knowledge": 460, "tag_classes": 200, "tag_aliases": 200,
     "fact_items": 250, "mind_map": 300,
 }
-"""A typical answer's length per task, in tokens."""
+"""A typical answer's length per task, in tokens, for a model that has no history here."""
+
+MIN_OBSERVED_CALLS = 5
+"""Calls of a task a model must have answered before its mean reply length replaces the typical one."""
 
 # What a prompt's other fields hold, typically: the tag classes the corpus gets (about six), a forward
 # summary, and the names of a batch's new tags (about one a chunk: most of a chunk's tags name what other
@@ -64,22 +70,33 @@ def _prompt_tokens(task: str, fields: dict[str, str]) -> int:
 def estimate_load(
     files: Sequence[Path], *, layers: Sequence[str], chunk_tokens: int, chunk_overlap: int,
     password: str | None = None, enhanced: bool = True, batch_chunks: int = 16,
+    observed: Mapping[str, TaskUsage] | None = None,
 ) -> dict[str, Any]:
     """Calls and tokens a load of ``files`` distilling ``layers`` would spend with an LLM (see the module
     docstring). ``batch_chunks``: the chunks per distillation batch (the job's, with an LLM: a few times the
-    calls in flight). Files that fail to parse are counted as failed, not guessed."""
+    calls in flight). ``observed``: the model's past spending per task (its usage history). Files that fail
+    to parse are counted as failed, not guessed."""
     per_chunk = (*(("enhanced_chunk",) if enhanced else ()), *llm_tasks_of(layers))
     per_chunk = tuple(t for t in per_chunk if t != "mind_map")  # once per document, below
     tags = "tags" in layers
     tasks = (*per_chunk, *(("tag_classes", "tag_aliases") if tags else ()),
              *(("mind_map",) if "pseudograph" in layers else ()))
-    by_task = {t: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0} for t in tasks}
+    reply_tokens, basis = {}, {}
+    for task in tasks:
+        seen = (observed or {}).get(task)
+        if seen is not None and seen.calls >= MIN_OBSERVED_CALLS:
+            reply_tokens[task], basis[task] = seen.mean_completion_tokens, f"observed over {seen.calls} calls"
+        else:
+            reply_tokens[task], basis[task] = TYPICAL_COMPLETION_TOKENS[task], "typical"
+    by_task: dict[str, dict[str, Any]] = {
+        t: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "completion_basis": basis[t]} for t in tasks
+    }
 
     def spend(task: str, fields: dict[str, str], calls: int = 1) -> None:
         entry = by_task[task]
         entry["calls"] += calls
         entry["prompt_tokens"] += calls * _prompt_tokens(task, fields)
-        entry["completion_tokens"] += calls * TYPICAL_COMPLETION_TOKENS[task]
+        entry["completion_tokens"] += round(calls * reply_tokens[task])
 
     n_chunks = failed = documents = 0
     sample: list[str] = []

@@ -88,12 +88,25 @@ def load(
     if estimate:
         # Parsing and chunking only: no Neo4j, no LLM call. Enhanced chunking, then the chosen layers.
         from kg.layers.distilled import estimate_load, llm_batch_size, parse_layers
+        from kg.llm.local import model_alias
+        from kg.llm.usage_history import UsageHistory
 
         chosen = [] if distill_layers.strip().lower() == "none" else parse_layers(distill_layers) or []
         files = find_files(paths, include, exclude)
+        llm = settings.llm
+        model = model_alias(llm.local.model) if llm.is_local and llm.local is not None else llm.model
+        history = UsageHistory.under(settings.cache_dir)
+        try:  # each task's replies as its own model wrote them here before (STRATA_LLM_MODEL_<TASK>)
+            spent = {m: history.of(m) for m in {model, *llm.task_models.values()} if m}
+        finally:
+            history.close()
+        observed = {task: usage for m, tasks in spent.items() for task, usage in tasks.items()
+                    if (llm.task_models.get(task) or model) == m}
         predicted = estimate_load(files, layers=chosen, chunk_tokens=settings.chunk_tokens,
                                   chunk_overlap=settings.chunk_overlap, password=password,
-                                  batch_chunks=llm_batch_size(settings.batch_size, settings.llm.max_concurrency))
+                                  batch_chunks=llm_batch_size(settings.batch_size, settings.llm.max_concurrency),
+                                  observed=observed)
+        predicted["model"] = model
         write_json(report_path or Path("-"), predicted)  # stdout unless --json names a file
         return
 
