@@ -42,7 +42,7 @@ from kg.settings import LocalServerSettings
 from kg.shared.private import PRIVATE_UMASK, private_dir
 from kg.shared.processes import alive, cmdline, log_tail, port_taken, terminate
 
-__all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo"]
+__all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo", "running_pid", "stop_server"]
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class LocalNeo4j:
 
     @property
     def pid_file(self) -> Path:
-        return self.home / "run" / "neo4j.pid"
+        return _pid_file(self.home)
 
     @property
     def password_file(self) -> Path:
@@ -286,15 +286,7 @@ class LocalNeo4j:
     # -- lifecycle ---------------------------------------------------------------------------------
     def running_pid(self) -> int | None:
         """The pid of this home's server if it runs; a stale pid file is removed."""
-        try:
-            pid = int(self.pid_file.read_text().strip())
-        except (FileNotFoundError, ValueError):
-            return None
-        if _is_our_server(pid, self.home):
-            return pid
-        log.info("removing stale pid file", extra={"pid_file": str(self.pid_file), "pid": pid})
-        self.pid_file.unlink(missing_ok=True)
-        return None
+        return running_pid(self.home)
 
     def info(self, pid: int | None, *, started: bool) -> ServerInfo:
         return ServerInfo(self.bolt_uri, self.http_url, "neo4j", self.password(), pid, self.home, started)
@@ -351,15 +343,38 @@ class LocalNeo4j:
 
     def stop(self, timeout_s: float = 60.0) -> bool:
         """Stop the server cleanly; ``False`` if none was running."""
-        pid = self.running_pid()
-        if pid is None:
-            return False
-        terminate(pid, timeout_s)
-        self.pid_file.unlink(missing_ok=True)
-        return True
+        return stop_server(self.home, timeout_s)
 
     def log_tail(self, lines: int = 25) -> str:
         return log_tail([self.logs_dir / "neo4j.log", self.console_log, self.logs_dir / "debug.log"], lines)
+
+
+def _pid_file(home: Path) -> Path:
+    return home / "run" / "neo4j.pid"
+
+
+def running_pid(home: Path) -> int | None:
+    """The pid of the server running from ``home``, if one does; a stale pid file is removed."""
+    pid_file = _pid_file(home)
+    try:
+        pid = int(pid_file.read_text().strip())
+    except (FileNotFoundError, ValueError):
+        return None
+    if _is_our_server(pid, home):
+        return pid
+    log.info("removing stale pid file", extra={"pid_file": str(pid_file), "pid": pid})
+    pid_file.unlink(missing_ok=True)
+    return None
+
+
+def stop_server(home: Path, timeout_s: float = 60.0) -> bool:
+    """Stop the server running from ``home`` (whichever process started it); ``False`` if none was running."""
+    pid = running_pid(home)
+    if pid is None:
+        return False
+    terminate(pid, timeout_s)
+    _pid_file(home).unlink(missing_ok=True)
+    return True
 
 
 def _is_our_server(pid: int, home: Path) -> bool:

@@ -1,10 +1,15 @@
 """A throwaway local Neo4j: its own free ports and a temporary data folder, removed afterwards.
 
-Benchmarks and ``strata eval`` run in one so they never mix with, or alter, a user's knowledge base.
+Benchmarks and ``strata eval`` run in one so they never mix with, or alter, a user's knowledge base. Its
+folder names the process that owns it (``owner.pid``): a process killed before its cleanup could run (SIGKILL,
+a crash; the CLI turns SIGTERM and SIGHUP into a normal exit) leaves its server running, and the next throwaway
+server started on this machine stops and removes every one whose owner is gone.
 """
 
 from __future__ import annotations
 
+import logging
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -12,15 +17,42 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kg.provisioning import Endpoint
-from kg.provisioning.local import LocalNeo4j
+from kg.provisioning.local import LocalNeo4j, stop_server
 from kg.settings import LocalServerSettings, Settings, free_port
+from kg.shared.processes import alive
 
-__all__ = ["throwaway_server"]
+__all__ = ["reap_orphans", "throwaway_server"]
+
+log = logging.getLogger(__name__)
+
+_PREFIX = "strata-throwaway-"
+_OWNER = "owner.pid"
+
+
+def reap_orphans(root: Path | None = None) -> list[Path]:
+    """Stop and remove the throwaway servers under ``root`` (the temp folder) whose owning process is gone;
+    the folders removed. A folder without a readable owner (still being set up, or not Strata's) is left."""
+    reaped: list[Path] = []
+    for home in Path(root or tempfile.gettempdir()).glob(f"{_PREFIX}*"):
+        try:
+            owner = int((home / _OWNER).read_text().strip())
+        except (OSError, ValueError):
+            continue
+        if alive(owner):
+            continue
+        stopped = stop_server(home, timeout_s=30.0)
+        shutil.rmtree(home, ignore_errors=True)
+        log.warning("removed an orphaned throwaway Neo4j", extra={"home": str(home), "owner": owner,
+                                                                  "was_running": stopped})
+        reaped.append(home)
+    return reaped
 
 
 @contextmanager
 def throwaway_server(settings: Settings, *, heap: str = "2g", pagecache: str = "1g") -> Iterator[Endpoint]:
-    home = Path(tempfile.mkdtemp(prefix="strata-throwaway-"))
+    reap_orphans()
+    home = Path(tempfile.mkdtemp(prefix=_PREFIX))
+    (home / _OWNER).write_text(str(os.getpid()))
     server = LocalNeo4j(LocalServerSettings(
         home=home, cache_dir=settings.cache_dir, bolt_port=free_port(), http_port=free_port(),
         heap=heap, pagecache=pagecache,
