@@ -25,7 +25,7 @@ STRATA_LLM_API_KEY              API key (or OPENAI_API_KEY)
 STRATA_LLM_TEMPERATURE          sampling temperature (default 0)
 STRATA_LLM_MAX_TOKENS           cap on completion tokens per call (default: each task's own budget)
 STRATA_LLM_MAX_RETRIES          retries on 429, 5xx, timeouts (default 5)
-STRATA_LLM_TIMEOUT              seconds per request (default 60; 600 for the local server)
+STRATA_LLM_TIMEOUT              seconds per request (default 60; 600 for the local server or a loopback URL)
 STRATA_LLM_MAX_CONCURRENCY      concurrent requests per endpoint, chat and embeddings (default 4; local: 1)
 STRATA_LLM_RESPONSE_FORMAT      auto (default: negotiated per endpoint and model) | json_schema |
                                 json_object_schema | json_object | text
@@ -47,6 +47,7 @@ STRATA_EMBEDDING_API_KEY        its API key (default: the LLM's key, only when t
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -54,6 +55,7 @@ import socket
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Literal, TypeVar
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 
@@ -122,6 +124,17 @@ def _number(env: Mapping[str, str], name: str, default: N, kind: type[N], *, low
     if value < low:
         raise ConfigError(f"{name}={raw!r}: must be at least {low}")
     return value
+
+
+def _loopback(url: str | None) -> bool:
+    """True for an endpoint on this machine (localhost, 127.0.0.0/8, ::1)."""
+    host = urlsplit(url).hostname if url else None
+    if host is None:
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name, not an address
+        return host == "localhost"
 
 
 def _prices(env: Mapping[str, str]) -> dict[str, tuple[float, float]]:
@@ -334,8 +347,10 @@ class Settings(_Frozen):
                 temperature=_number(env, "STRATA_LLM_TEMPERATURE", 0.0, float, low=0.0),
                 max_tokens=max_tokens or None,
                 max_retries=_number(env, "STRATA_LLM_MAX_RETRIES", 5, int, low=0),
-                # A local CPU server takes minutes on a long prompt, and serves one request at a time.
-                timeout_s=_number(env, "STRATA_LLM_TIMEOUT", 600.0 if is_local else 60.0, float, low=0.001),
+                # A server on this machine (ours, or Ollama/llama.cpp at a loopback URL) may run on a CPU, which
+                # takes minutes on a long prompt: a shorter timeout abandons replies it is still computing.
+                timeout_s=_number(env, "STRATA_LLM_TIMEOUT", 600.0 if is_local or _loopback(base_url) else 60.0,
+                                  float, low=0.001),
                 max_concurrency=_number(env, "STRATA_LLM_MAX_CONCURRENCY", 1 if is_local else 4, int, low=1),
                 response_format=env.get("STRATA_LLM_RESPONSE_FORMAT") or "auto",  # type: ignore[arg-type]
                 retry_timeouts=not is_local,

@@ -74,3 +74,13 @@ def test_local_server_password_and_memory(tmp_path: Path) -> None:
 ])
 def test_memory_defaults_follow_ram(gib: int | None, expected: tuple[str, str]) -> None:
     assert memory_defaults(None if gib is None else gib * 2**30) == expected
+
+
+@pytest.mark.parametrize(("url", "timeout"), [
+    ("http://127.0.0.1:11434/v1", 600.0), ("http://localhost:8080/v1", 600.0), ("http://[::1]:8000/v1", 600.0),
+    ("https://api.openai.com/v1", 60.0), ("http://127.example.com/v1", 60.0), ("local", 600.0),
+])
+def test_a_server_on_this_machine_gets_a_cpu_models_timeout(tmp_path: Path, url: str, timeout: float) -> None:
+    assert Settings.from_env(env(tmp_path, STRATA_LLM_BASE_URL=url)).llm.timeout_s == timeout
+    chosen = Settings.from_env(env(tmp_path, STRATA_LLM_BASE_URL=url, STRATA_LLM_TIMEOUT="30"))
+    assert chosen.llm.timeout_s == 30.0
