@@ -9,12 +9,14 @@
 //   'rrf':    sum of weight / ($rrf_k + rank).
 // A path that found one score (or only equal ones) contributes its weight.
 // The top $link_seeds results also bring their title links in the same round trip (0: none): documents
-// whose title the chunk's stored name_terms match in the title index, each with its best chunk by raw
-// cosine to the query; kg.retrieval.links keeps those whose title the chunk names verbatim (the CONTAINS
-// test here is a necessary condition of that check: the title up to its first parenthesis). A seed loaded
-// before chunks stored name_terms gets null links, for the caller to look up. With $question_links, the
-// first row also brings the question's own title links ($text's name terms $name_query) as
-// question_links: title_links.cypher's lookup, without a second round trip.
+// keyed (Document.mention_key, a range index seek per term) by one of the chunk's stored name terms, each
+// with its best chunk by raw cosine to the query; kg.retrieval.links keeps those whose title the chunk names
+// verbatim (the CONTAINS test here is a necessary condition of that check: the title up to its first
+// parenthesis). A seek, not the title full-text index: a title word most titles share (`Place` in every
+// `bench query` title, `River` in an encyclopaedia) made each full-text lookup score every title, four
+// lookups per query. A seed loaded before chunks stored name_terms gets null links, for the caller to look
+// up. With $question_links, the first row also brings the question's own title links (its lookup terms
+// $question_keys) as question_links: title_links.cypher's lookup, without a second round trip.
 CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
   WITH c, 2 * score - 1 AS score WHERE $weights.chunk > 0 AND score >= $threshold
@@ -68,17 +70,23 @@ WITH c, sum(part) AS fused,
      collect({path: path, score: best.score, rank: rank, via: best.via, via_id: best.via_id}) AS sources
 ORDER BY fused DESC LIMIT $k
 WITH collect({c: c, fused: fused, sources: sources}) AS ranked
-// The linking texts, in one title-index pass: the question itself (n = -1, when $question_links, with its
-// name terms $name_query) and the top $link_seeds chunks (n = their position).
-WITH ranked, CASE WHEN $question_links AND $name_query <> ''
-                  THEN [{n: -1, text: $text, terms: $name_query, own: null}] ELSE [] END
+// The linking texts: the question itself (n = -1, when $question_links, with its lookup terms
+// $question_keys) and the top $link_seeds chunks (n = their position; the chunk's mention_terms, else its
+// name_terms, as the load's linking looks them up).
+WITH ranked, CASE WHEN $question_links AND size($question_keys) > 0
+                  THEN [{n: -1, text: $text, keys: $question_keys, own: null}] ELSE [] END
              + [i IN range(0, size(ranked) - 1) WHERE i < $link_seeds AND ranked[i].c.name_terms <> ''
-                | {n: i, text: ranked[i].c.text, terms: ranked[i].c.name_terms, own: ranked[i].c.document_id}]
+                | {n: i, text: ranked[i].c.text, own: ranked[i].c.document_id,
+                   keys: coalesce(ranked[i].c.mention_terms, split(ranked[i].c.name_terms, ' '))}]
              AS linking
 CALL (linking) {
   UNWIND linking AS x
-  CALL db.index.fulltext.queryNodes('document_title', x.terms, {limit: $link_candidates}) YIELD node AS d
-  WITH x, d WHERE (x.own IS NULL OR d.id <> x.own) AND ($document_ids IS NULL OR d.id IN $document_ids)
+  UNWIND x.keys AS term
+  CALL (term) {
+    MATCH (d:Document {mention_key: term})
+    RETURN d LIMIT $link_candidates
+  }
+  WITH DISTINCT x, d WHERE (x.own IS NULL OR d.id <> x.own) AND ($document_ids IS NULL OR d.id IN $document_ids)
     AND ($formats IS NULL OR d.format IN $formats)
     AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata))
     AND x.text CONTAINS trim(split(d.title, '(')[0])

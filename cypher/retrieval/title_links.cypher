@@ -1,11 +1,16 @@
-// Title-linked expansion for bridge questions, for several linking texts in one round trip: for each
-// Lucene query in $queries (terms of the question, or of a seed chunk), the documents whose title the title
-// index matches, if the text contains the title up to its first parenthesis (a necessary condition of the
-// check that follows); kg.retrieval.links then keeps only titles that occur verbatim in that text. Each document
-// comes back with its best chunk by raw cosine to the query $vector, tagged with the query's position n.
-UNWIND range(0, size($queries) - 1) AS n
-CALL db.index.fulltext.queryNodes('document_title', $queries[n], {limit: $candidates}) YIELD node AS d
-WITH n, d WHERE ($document_ids IS NULL OR d.id IN $document_ids)
+// Title-linked expansion for bridge questions, for several linking texts in one round trip: for each list of
+// lookup terms in $keys (of the question, or of a seed chunk), the documents keyed by one of them
+// (Document.mention_key, a range index seek per term: hybrid.cypher says why not the title full-text index), if
+// the text contains the title up to its first parenthesis (a necessary condition of the check that follows);
+// kg.retrieval.links then keeps only titles that occur verbatim in that text. Each document comes back with its
+// best chunk by raw cosine to the query $vector, tagged with the text's position n.
+UNWIND range(0, size($keys) - 1) AS n
+UNWIND $keys[n] AS term
+CALL (term) {
+  MATCH (d:Document {mention_key: term})
+  RETURN d LIMIT $candidates
+}
+WITH DISTINCT n, d WHERE ($document_ids IS NULL OR d.id IN $document_ids)
   AND ($formats IS NULL OR d.format IN $formats)
   AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata))
   AND $texts[n] CONTAINS trim(split(d.title, '(')[0])

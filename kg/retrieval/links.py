@@ -3,9 +3,10 @@
 A bridge question names one thing and needs a passage about another that the first passage names
 ("the director of the film X" -> the passage on X names the director -> the director's passage). Lexical
 and dense retrieval find the first hop; the second is found by following names. Candidate documents
-come from the Lucene title index, looked up with the words of the text that can be part of a name
-(:func:`~kg.store.lucene.name_query`; ``cypher/retrieval/title_links.cypher``, and for the seeds of
-:mod:`~kg.retrieval.methods.strata` the ``name_terms`` each chunk stores), and are kept only when their
+are those keyed (``Document.mention_key``, as the load's title linking finds them) by a word of the text
+that can be part of a name (:func:`~kg.layers.resource.references.lookup_terms` of
+:func:`~kg.store.lucene.name_query`; ``cypher/retrieval/title_links.cypher``, and for the seeds of
+:mod:`~kg.retrieval.methods.strata` the terms each chunk stores), and are kept only when their
 title occurs verbatim, on word boundaries, in the linking text (a disambiguating suffix such as
 ``"(film)"`` is ignored), so a shared common word is not a link.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from kg.layers.resource.references import lookup_terms
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.retrieval.common import filter_params, hit_from_row
 from kg.store.base import GraphStore
@@ -45,11 +47,11 @@ def title_links(store: GraphStore, texts: Sequence[str], vector: list[float], *,
     """For each text, the best chunk of each document whose title it names, by raw cosine to the query
     ``vector``, best first; ``exclude_documents[i]`` are documents text ``i`` may not link to (its own).
     One round trip for all texts."""
-    queries = [name_query(text, max_terms=max_terms) for text in texts]
-    asked = [i for i, q in enumerate(queries) if q]
+    keys = [lookup_terms(name_query(text, max_terms=max_terms)) for text in texts]
+    asked = [i for i, terms in enumerate(keys) if terms]
     if not asked:
         return [[] for _ in texts]
-    rows = store.read(TITLE_LINKS, queries=[queries[i] for i in asked], texts=[texts[i] for i in asked],
+    rows = store.read(TITLE_LINKS, keys=[keys[i] for i in asked], texts=[texts[i] for i in asked],
                       vector=vector, candidates=candidates, **filter_params(where))
     candidates_of: list[list[Hit]] = [[] for _ in texts]
     for row in rows:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kg.embeddings import Embedder
+from kg.layers.resource.references import lookup_terms
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion
@@ -80,7 +81,8 @@ def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: 
         HYBRID, vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
         weights={**{p: 0.0 for p in DEFAULT_WEIGHTS}, **weights}, rrf_k=float(rrf_k), threshold=threshold,
         atom_threshold=atom_threshold, link_seeds=link_seeds, link_candidates=link_candidates,
-        question_links=question_links, text=text, name_query=name_query(text) if question_links else "",
+        question_links=question_links, text=text,
+        question_keys=lookup_terms(name_query(text)) if question_links else [],
         **filter_params(where),
     )
 
