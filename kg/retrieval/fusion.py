@@ -27,7 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from kg.retrieval.base import Hit
+from kg.retrieval.base import Hit, HitSource
 
 __all__ = ["Fusion", "fuse", "fuse_hits", "linear", "rrf", "zscore"]
 
@@ -100,17 +100,19 @@ def fuse(scored: Mapping[str, Sequence[tuple[str, float]]], *, method: Fusion = 
 def fuse_hits(lists: Mapping[str, Sequence[Hit]], *, k: int, method: Fusion = "rrf", rrf_k: float = 60.0,
               weights: Mapping[str, float] | None = None, depth: int = 0) -> list[Hit]:
     """Fuse ranked hit lists from separate paths: one hit per chunk, carrying every path's sources, scored
-    by the fused score; a chunk repeated within a list counts at its first (best) rank."""
-    by_id: dict[str, Hit] = {}
+    by the fused score; a chunk repeated within a list counts at its first (best) rank. The given hits are
+    not changed; only the ``k`` returned are copied (deep copies of every candidate were most of the time
+    ``strata`` spent in Python)."""
+    first: dict[str, Hit] = {}
+    sources: dict[str, list[HitSource]] = {}
     scored: dict[str, list[tuple[str, float]]] = {}
     for path, hits in lists.items():
         order: dict[str, float] = {}
         for hit in hits:
-            if hit.chunk_id in by_id:
-                by_id[hit.chunk_id].sources.extend(hit.sources)
-            else:
-                by_id[hit.chunk_id] = hit.model_copy(deep=True)
+            first.setdefault(hit.chunk_id, hit)
+            sources.setdefault(hit.chunk_id, []).extend(hit.sources)  # HitSource is frozen: shared safely
             order.setdefault(hit.chunk_id, hit.score)
         scored[path] = list(order.items())
     fused = fuse(scored, method=method, rrf_k=rrf_k, weights=weights, depth=depth)
-    return [by_id[i].model_copy(update={"score": s}) for i, s in fused[:k]]
+    return [first[i].model_copy(update={"score": s, "sources": sources[i], "sentences": list(first[i].sentences)})
+            for i, s in fused[:k]]

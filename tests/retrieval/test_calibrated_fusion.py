@@ -21,7 +21,8 @@ from kg.app.evaluation.runner import corpus_documents, load_corpus
 from kg.embeddings import Embedder
 from kg.embeddings.base import l2_normalise
 from kg.retrieval import make_retriever
-from kg.retrieval.fusion import fuse, rrf, zscore
+from kg.retrieval.base import Hit, HitSource
+from kg.retrieval.fusion import fuse, fuse_hits, rrf, zscore
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
 from kg.retrieval.settings import HybridSettings, StrataSettings
 from kg.store.base import GraphStore
@@ -50,6 +51,23 @@ def test_zscore_counts_missing_results_as_no_match() -> None:
     # A full list is scored against its own lowest result, whatever depth says.
     assert zscore({"p": [("x", 3.0), ("y", 1.0)]}, depth=2) == {"x": 2.0, "y": 0.0}
     assert zscore({"p": [("x", 3.0), ("y", 3.0)]}, weights={"p": 0.5}) == {"x": 0.5, "y": 0.5}
+
+
+def _hit(chunk_id: str, path: str, score: float) -> Hit:
+    return Hit(chunk_id=chunk_id, document_id="d", title="T", char_start=0, char_end=1, text=chunk_id, score=score,
+               sources=[HitSource(path=path, score=score)], sentences=[0])
+
+
+def test_fuse_hits_merges_sources_and_leaves_the_given_hits_unchanged() -> None:
+    hybrid = [_hit("x", "hybrid", 2.0), _hit("y", "hybrid", 1.0)]
+    bridge = [_hit("y", "bridge", 0.5), _hit("z", "bridge", 0.4)]
+    fused = fuse_hits({"hybrid": hybrid, "bridge": bridge}, k=2, weights={"hybrid": 1.0, "bridge": 0.75})
+    assert [h.chunk_id for h in fused] == ["y", "x"]  # y is on both lists
+    assert [s.path for s in fused[0].sources] == ["hybrid", "bridge"]
+    assert fused[0].score == pytest.approx(1 / 62 + 0.75 / 61)
+    assert [len(h.sources) for h in [*hybrid, *bridge]] == [1, 1, 1, 1]
+    fused[0].sentences.append(1)
+    assert hybrid[1].sentences == [0]
 
 
 def test_defaults_are_calibrated_and_lexical_led() -> None:
