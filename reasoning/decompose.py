@@ -6,9 +6,9 @@ the loop looks for what one-shot retrieval missed; ``seed_k`` = 0 is the paper's
 the LLM proposes atomic questions from the question and C(t-1), or says the context suffices
 (task ``question_proposals``: line 3 and the paper's "sufficient" early stop in one
 call); each new proposal retrieves its top-K atoms with cosine >= delta, hopping to their chunks and
-skipping chunks already in the context (line 4); the LLM selects the most useful candidate (task
-``atom_selection``, line 5) and its chunk joins the context. The answer is then generated from C(t)
-(task ``answer``, line 14). Every step is recorded in a :class:`DecompositionTrace`.
+skipping chunks already in the context (line 4; the first step queries the question itself too); the LLM
+selects the most useful candidate (task ``atom_selection``, line 5) and its chunk joins the context. The
+answer is then generated from C(t) (task ``answer``, line 14). Every step is recorded in a :class:`DecompositionTrace`.
 
 What a small model needs, and what keeps the calls bounded:
 
@@ -142,8 +142,14 @@ def _decompose(run: Run, trace: DecompositionTrace) -> Answer:
             trace.stop_reason = "repeated_proposals"
             break
         asked.update(text_key(p) for p in fresh)
+        queries = fresh
+        if text_key(run.question) not in asked:
+            # The question itself is a standing query of the first step: a small model's proposals may only
+            # ask about what C0 already holds, and the chunks ranked just below C0 are then still candidates.
+            asked.add(text_key(run.question))
+            queries = [*fresh, run.question]
         exclude = [h.chunk_id for h in context]
-        candidates = collect_candidates(run, fresh, k=s.atom_k, threshold=s.atom_threshold, exclude=exclude,
+        candidates = collect_candidates(run, queries, k=s.atom_k, threshold=s.atom_threshold, exclude=exclude,
                                         limit=s.max_candidates)
         step.candidates = [
             CandidateRecord(proposal=p, atom_id=c.atom_id, atom_text=c.atom_text, chunk_id=c.hit.chunk_id,

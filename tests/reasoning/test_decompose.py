@@ -231,3 +231,20 @@ def test_c0_is_the_questions_own_retrieval_and_the_loop_looks_past_it(
     assert trace.context_chunk_ids[:2] == trace.seed_chunk_ids
     assert trace.steps[0].added_chunk_id in trace.context_chunk_ids[2:]
     assert "C0 (the question's retrieval)" in trace.render()
+
+
+def test_the_question_is_a_standing_query_of_the_first_step(
+        graph: Graph, server: ScriptedLLMServer, make_model: Callable[..., LLM]) -> None:
+    # The proposals find nothing (a small model asking about what C0 already says); the question's own atoms
+    # below C0 are still candidates, so the loop does not stop with less than one-shot retrieval would give.
+    server.script("question_proposals", {"proposals": ["zebra quantum xylophone"], "sufficient": False},
+                  {"proposals": [], "sufficient": True})
+    server.script("atom_selection", {"index": 1, "reason": "r"})
+    server.script("answer", ANSWER)
+    out = ask(graph, make_model(), atom_threshold=0.2, seed_k=1)
+    trace = out.decomposition
+    question = "Bob Edwards hosted what show later hosted by Renee Montagne?"
+    first = trace.steps[0]
+    assert first.candidates and {c.proposal for c in first.candidates} == {question}
+    assert first.added_chunk_id is not None and first.added_chunk_id not in trace.seed_chunk_ids
+    assert trace.context_chunk_ids == [*trace.seed_chunk_ids, first.added_chunk_id]
