@@ -31,9 +31,12 @@ def test_bench_query_reports_every_method_and_the_numpy_yardstick(tmp_path: Path
                                 env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
     assert result.exit_code == 0, result.output
     report = json.loads(out.read_text("utf-8"))
-    assert set(report) == {"passages", "results", "numpy_exact"}, report.get("unavailable")
+    assert set(report) == {"passages", "results", "numpy_exact", "ratio_to_numpy", "distilled"}, \
+        report.get("unavailable")
     assert report["passages"] == 60
-    assert set(report["results"]) == set(BENCH_METHODS)
+    assert set(report["results"]) == set(report["ratio_to_numpy"]) == set(BENCH_METHODS)
+    # The atom paths are timed over a distilled layer, built offline.
+    assert sum(report["distilled"]["atoms"].values()) > 0
     for latency in [*report["results"].values(), report["numpy_exact"]]:
         assert set(latency) == {"p50_ms", "p95_ms"}
         assert 0 < latency["p50_ms"] <= latency["p95_ms"]
