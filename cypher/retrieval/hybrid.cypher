@@ -18,8 +18,9 @@
 // up. With $question_links, the first row also brings the question's own title links (its lookup terms
 // $question_keys) as question_links: title_links.cypher's lookup, without a second round trip.
 CALL () {
+  WITH 1 AS run WHERE $weights.chunk > 0
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
-  WITH c, 2 * score - 1 AS score WHERE $weights.chunk > 0 AND score >= $threshold
+  WITH c, 2 * score - 1 AS score WHERE score >= $threshold
   RETURN 'chunk' AS path, c, score, null AS via, null AS via_id
   UNION ALL
   WITH 1 AS run WHERE $weights.atom > 0
