@@ -19,6 +19,7 @@ from kg.testing import ScriptedLLMServer
 from loaders import load_path
 
 EMBEDDER = HashingEmbedder(dimensions=32)
+SMALL = 16  # chunk tokens: this text's five sentences make several chunks (no chunk is cut under 8 tokens)
 TEXT = (
     "# Gearboxes\n\nThe NW-3 gearbox was redesigned in 2021. It now has a larger oil cooler. "
     "Its failure rate dropped by half. Technicians inspect it every six months. They log oil samples.\n"
@@ -46,7 +47,7 @@ def test_recurrent_split_keeps_exact_spans_and_stores_summaries(tmp_path: Path, 
     with ScriptedLLMServer() as server:
         server.set_default(two_sentence_chunks)
         with llm_for(server, tmp_path) as llm:
-            report = Ingestor(store, EMBEDDER, llm=llm).load([path])
+            report = Ingestor(store, EMBEDDER, llm=llm, chunk_tokens=SMALL).load([path])
         calls = len(server.chat_requests("enhanced_chunk"))
     assert report.chunking == "enhanced (LLM)"
     assert report.llm is not None and report.llm.calls == calls == 3  # 5 sentences, 2 per chunk
@@ -66,11 +67,11 @@ def test_reloading_an_unchanged_file_makes_no_llm_call(tmp_path: Path, store: Gr
     with ScriptedLLMServer() as server:
         server.set_default(two_sentence_chunks)
         with llm_for(server, tmp_path) as llm:
-            first = Ingestor(store, EMBEDDER, llm=llm).load([path])
+            first = Ingestor(store, EMBEDDER, llm=llm, chunk_tokens=SMALL).load([path])
         assert first.files[0].status == "loaded" and len(server.chat_requests("enhanced_chunk")) == 3
         # A fresh client over the same response cache: a cache hit would count, so would a request.
         with llm_for(server, tmp_path) as llm:
-            again = Ingestor(store, EMBEDDER, llm=llm).load([path])
+            again = Ingestor(store, EMBEDDER, llm=llm, chunk_tokens=SMALL).load([path])
         assert len(server.chat_requests("enhanced_chunk")) == 3
     assert again.files[0].status == "unchanged"
     assert again.llm is not None and (again.llm.calls, again.llm.cache_hits) == (0, 0)
@@ -93,6 +94,21 @@ def test_budget_stops_the_load_cleanly(tmp_path: Path, store: GraphStore) -> Non
     with ScriptedLLMServer() as server:
         server.set_default(two_sentence_chunks)
         with llm_for(server, tmp_path, budget_tokens=3000) as llm, pytest.raises(BudgetExceededError):
-            Ingestor(store, EMBEDDER, llm=llm).load([path])
+            Ingestor(store, EMBEDDER, llm=llm, chunk_tokens=SMALL).load([path])
     # Nothing of the interrupted document was written.
     assert store.query("MATCH (n:Chunk) RETURN count(n) AS n")[0]["n"] == 0
+
+
+def test_a_model_that_cuts_one_sentence_at_a_time_still_makes_chunks_of_half_the_chunk_size(
+        tmp_path: Path, store: GraphStore) -> None:
+    path = tmp_path / "gearbox.md"
+    path.write_text(TEXT, "utf-8")
+    ensure_schema(store, EMBEDDER.name, EMBEDDER.dimensions)
+    with ScriptedLLMServer() as server:
+        server.set_default(lambda _body: {"sentences": 1, "summary": "Gearbox notes."})
+        with llm_for(server, tmp_path) as llm:
+            Ingestor(store, EMBEDDER, llm=llm, chunk_tokens=40).load([path])
+        calls = len(server.chat_requests("enhanced_chunk"))
+    rows = store.query("MATCH (c:Chunk) RETURN c.tokens AS tokens ORDER BY c.order")
+    assert len(rows) == calls < 5  # five sentences, fewer chunks and calls
+    assert all(r["tokens"] >= 20 for r in rows[:-1]), rows  # only the section's last chunk may be shorter

@@ -6,6 +6,11 @@ text, so page and character span stay exact; the forward summary, stored on the 
 chunk's pronouns and references point at. Tables and figures keep their one chunk each and get a summary.
 Sections are never crossed, as in structural chunking.
 
+A chunk is at least ``min_tokens`` long (the sentence that reaches it ends the chunk) unless its section
+ends first: a small model asked for a split may take one sentence at a time (qwen2.5-coder-0.5b did on
+technical Markdown: 115 chunks of 20 tokens where structural chunking made 25), which multiplies the calls
+and leaves chunks too short to answer anything.
+
 A window whose reply is cut off at the token limit is halved and asked again (down to one sentence); a
 window whose reply stays unusable becomes a chunk of about half the window with the summary unchanged, so
 a model's bad answer costs one chunk's split, never the document. An endpoint that is down, a spent budget
@@ -28,9 +33,11 @@ __all__ = ["enhance_chunks"]
 
 
 def enhance_chunks(
-    doc: SourceDocument, document_id: str, structural: list[Chunk], llm: LLM, *, window_tokens: int = 512
+    doc: SourceDocument, document_id: str, structural: list[Chunk], llm: LLM, *, window_tokens: int = 512,
+    min_tokens: int = 0,
 ) -> list[Chunk]:
-    """Re-split each section's text recurrently; ``structural`` gives the sections' text spans."""
+    """Re-split each section's text recurrently; ``structural`` gives the sections' text spans. A chunk the
+    model cuts shorter than ``min_tokens`` runs on to the sentence that reaches it."""
     out: list[Chunk] = []
     summary = ""
     for section_key, group in groupby(structural, key=lambda c: (c.section_key, c.kind)):
@@ -68,6 +75,8 @@ def enhance_chunks(
             else:
                 take = min(reply.sentences, len(window))
                 summary = reply.summary
+            while take < len(window) and count_tokens(doc.text[window[0][0]:window[take - 1][1]]) < min_tokens:
+                take += 1
             a, b = window[0][0], window[take - 1][1]
             text = doc.text[a:b]
             out.append(Chunk(

@@ -245,7 +245,8 @@ class Ingestor:
             for doc in docs:
                 if known.get(doc.id) != doc.source.sha256:
                     doc.chunks = enhance_chunks(doc.source, doc.id, doc.chunks, self.llm,
-                                                window_tokens=2 * self.chunk_tokens)
+                                                window_tokens=2 * self.chunk_tokens,
+                                                min_tokens=self.chunk_tokens // 2)
         outcomes = self.writer.write_many(self._embedded(docs, known))
         unlinked: dict[str, str] = {}
         link_title_mentions(self.writer.store, failed=unlinked)
