@@ -1,7 +1,10 @@
 // ppr: personalised PageRank on the GDS graph $graph. GDS 2.13 takes unweighted source nodes, and PageRank is
 // linear in its restart vector, so each of $groups ({chunks, entities, weight}: seeds of about equal weight)
-// runs once with its seeds as sources and the runs are summed, each scaled by its weight. The $depth best
-// nodes are looked up; chunks passing the filters are ranked, at most $k.
+// runs once with its seeds as sources and the runs are summed, each scaled by its weight. A node stops passing
+// mass on once what it receives is at most $tolerance in units of the weighted restart (local_pagerank's
+// threshold); GDS starts every source with the same mass whatever its weight, so a group's GDS tolerance is
+// $tolerance / its weight. $concurrency threads a run. The $depth best nodes are looked up; chunks passing the
+// filters are ranked, at most $k.
 UNWIND $groups AS g
 CALL (g) {
   OPTIONAL MATCH (c:Chunk) WHERE c.id IN g.chunks
@@ -10,7 +13,8 @@ CALL (g) {
   WITH g, chunks, collect(e) AS entities
   WITH g, chunks + entities AS sources
   CALL gds.pageRank.stream($graph, {sourceNodes: sources, dampingFactor: $damping, maxIterations: $iterations,
-                                    tolerance: $tolerance, relationshipWeightProperty: 'weight'})
+                                    tolerance: $tolerance / g.weight, concurrency: $concurrency,
+                                    relationshipWeightProperty: 'weight'})
   YIELD nodeId, score
   WITH g, nodeId, score WHERE score > 0.0
   RETURN nodeId, g.weight * score AS part

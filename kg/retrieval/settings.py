@@ -110,9 +110,11 @@ class PPRSettings(_Settings):
     """``ppr``: personalised PageRank (HippoRAG 2's defaults: ``damping`` 0.5, ``passage_weight`` 0.05 for
     passage seeds against 1 for entity seeds, ``fact_seeds`` 5 facts of ``fact_candidates``); seeds from
     ``entity_candidates`` name matches and ``passage_candidates`` dense and Lucene chunks; edge weights per kind;
-    GDS runs at most ``levels`` PageRanks per query (seed weight groups) of ``iterations`` (or until
-    ``tolerance``); ``engine`` "auto" (GDS when the server has it), "gds" or "cypher" (the fallback: PageRank in
-    Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind)."""
+    at most ``iterations`` (or until ``tolerance``). ``engine``: "auto" runs the PageRank in this process on the
+    graph read once (exact restart weights) while it has at most ``memory_nodes`` chunks and entities, above that
+    in GDS when the server has it, else the Cypher fallback; "memory", "gds" or "cypher" force one. GDS runs at
+    most ``levels`` PageRanks per query (seed weight groups) on ``concurrency`` threads; the fallback runs in
+    Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind."""
 
     damping: float = Field(0.5, gt=0.0, lt=1.0)
     passage_weight: float = Field(0.05, ge=0.0)
@@ -126,7 +128,9 @@ class PPRSettings(_Settings):
     levels: int = Field(3, ge=1)
     iterations: int = Field(20, ge=1)
     tolerance: float = Field(1e-4, gt=0.0)
-    engine: Literal["auto", "gds", "cypher"] = "auto"
+    engine: Literal["auto", "memory", "gds", "cypher"] = "auto"
+    memory_nodes: int = Field(200_000, ge=0)
+    concurrency: int = Field(1, ge=1)
     hops: int = Field(3, ge=1)
     fanout: int = Field(50, ge=1)
 

@@ -370,10 +370,21 @@ class PPRNeighboursRow(TypedDict):
     degree: float
 
 
-class PPRPathRow(TypedDict):
-    chunk_id: str
-    seed_id: str
-    path: list[str]
+class PPREdgesRow(TypedDict):
+    """Parallel lists, one entry per chunk and entity (a chunk naming other documents has more than one)."""
+
+    ids: list[str]
+    chunks: list[bool]
+    targets: list[list[str]]
+    weights: list[list[float]]
+
+
+class PPRPathRow(ChunkColumns):
+    """A ranked chunk and the shortest way to it from a seed (both null for a seed chunk, or one reached only
+    by longer walks)."""
+
+    seed_id: str | None
+    path: list[str] | None
 
 
 class ChunkIdRow(TypedDict):
@@ -387,6 +398,7 @@ PPR_DROP = Query("retrieval/ppr_drop", GraphNameRow)
 PPR_PROJECT = Query("retrieval/ppr_project", PPRProjectRow)
 PPR_RANK = Query("retrieval/ppr_rank", PPRRankRow)
 PPR_NEIGHBOURS = Query("retrieval/ppr_neighbours", PPRNeighboursRow)
+PPR_EDGES = Query("retrieval/ppr_edges", PPREdgesRow)
 PPR_PATHS = Query("retrieval/ppr_paths", PPRPathRow)
 PPR_FILTER = Query("retrieval/ppr_filter", ChunkIdRow)
 

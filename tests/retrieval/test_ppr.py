@@ -1,6 +1,7 @@
-"""``ppr``: HippoRAG 2's seed weights, the weight groups and the local PageRank (no Neo4j); in Neo4j: GDS on the
-session's server, multi-hop ranking with explanations, the projection following a load and a delete, and the
-Cypher-only fallback agreeing with GDS."""
+"""``ppr``: HippoRAG 2's seed weights, the weight groups, the local PageRank and the client-held graph's PageRank
+(no Neo4j); in Neo4j: GDS on the session's server, multi-hop ranking with explanations in memory and in GDS, the
+GDS projection and the client-held graph following a load and a delete, the engine "auto" picks, and the
+Cypher-only fallback agreeing with the client-held graph and with GDS."""
 
 from __future__ import annotations
 
@@ -16,15 +17,17 @@ from kg.provisioning.local import GDS_PROCEDURE_JARS, GDS_VERSION
 from kg.retrieval import make_retriever, method_settings
 from kg.retrieval.methods.ppr import (
     GRAPH_PREFIX,
+    MemoryGraph,
     PPRRetriever,
     Seed,
     local_pagerank,
+    memory_graph,
     seed_groups,
     seed_weights,
 )
 from kg.retrieval.settings import PPRSettings
 from kg.store.base import GraphStore
-from kg.store.queries import PPR_GRAPHS, PPRSeedRow
+from kg.store.queries import PPR_GRAPHS, PPREdgesRow, PPRSeedRow
 from tests.conftest import TestServer
 from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus, load_passages
 
@@ -88,10 +91,55 @@ def test_local_pagerank_is_personalised_pagerank() -> None:
     assert [rank[n] for n in nodes] == pytest.approx(list(exact), rel=1e-6)
 
 
+def _edges(rows: list[tuple[str, bool, list[tuple[str, float]]]]) -> PPREdgesRow:
+    return {"ids": [node for node, _, _ in rows], "chunks": [chunk for _, chunk, _ in rows],
+            "targets": [[t for t, _ in out] for _, _, out in rows],
+            "weights": [[w for _, w in out] for _, _, out in rows]}
+
+
+def test_memory_graph_is_local_pagerank_on_the_whole_graph() -> None:
+    """The client-held graph's vectorised push gives local_pagerank's masses when every neighbour is known: same
+    edges both ways, a node's mass shared by its weighted degree, parallel facts adding up, the same tolerance."""
+    rows = _edges([
+        ("c1", True, [("e:a", 1.0), ("e:b", 1.0)]),
+        ("c2", True, [("e:b", 1.0)]),
+        ("c3", True, [("e:c", 1.0)]),
+        ("c4", True, []),  # no edge: still a node
+        ("e:a", False, [("e:b", 1.0), ("e:b", 1.0)]),  # two facts a -> b
+        ("e:b", False, [("e:c", 1.0)]),
+        ("e:c", False, []),
+        ("c1", True, [("c2", 0.5), ("c3", 0.5)]),  # c1 names a document of two chunks
+    ])
+    graph = MemoryGraph(rows)
+    assert graph.edges == 9 and len(graph.ids) == 7
+    neighbours: dict[str, list[tuple[str, float]]] = {n: [] for n in graph.ids}
+    for node, targets, weights in zip(rows["ids"], rows["targets"], rows["weights"], strict=True):
+        for t, w in zip(targets, weights, strict=True):
+            neighbours[node].append((t, w))
+            neighbours[t].append((node, w))
+    degree = {n: sum(w for _, w in out) for n, out in neighbours.items()}
+    restart = {"e:a": 1.0, "c3": 0.05, "c4": 0.02}
+    for iterations, tolerance in ((20, 1e-4), (60, 1e-12), (2, 0.0)):
+        expected = local_pagerank(restart, neighbours, degree, damping=0.5, iterations=iterations,
+                                  tolerance=tolerance)
+        rank = graph.pagerank(restart, damping=0.5, iterations=iterations, tolerance=tolerance)
+        assert {n: float(rank[graph.index[n]]) for n in expected} == pytest.approx(expected, rel=1e-12)
+        assert all(rank[graph.index[n]] == 0 for n in graph.ids if n not in expected)
+    # Only chunks are ranked, by mass (ties by id), those without mass left out.
+    rank = graph.pagerank({"c4": 1.0}, damping=0.5, iterations=20, tolerance=1e-4)
+    assert graph.top_chunks(rank, 5) == [("c4", 0.5)]
+    rank = graph.pagerank({"e:b": 1.0}, damping=0.5, iterations=20, tolerance=1e-4)
+    masses = sorted(((n, float(rank[graph.index[n]])) for n in ("c1", "c2", "c3", "c4")), key=lambda x: -x[1])
+    assert masses[3] == ("c4", 0.0)  # not reached
+    assert graph.top_chunks(rank, 2) == masses[:2] and graph.top_chunks(rank, 9) == masses[:3]
+
+
 def test_settings_are_named_and_validated() -> None:
     settings = method_settings("ppr", damping=0.6)
     assert isinstance(settings, PPRSettings)
     assert (settings.damping, settings.passage_weight, settings.fact_seeds) == (0.6, 0.05, 5)
+    assert (settings.engine, settings.memory_nodes, settings.concurrency) == ("auto", 200_000, 1)
+    assert PPRSettings.model_validate({"engine": "memory"}).engine == "memory"
     with pytest.raises(RetrievalError):
         method_settings("ppr", damping=1.5)
     with pytest.raises(RetrievalError):
@@ -122,14 +170,18 @@ def _ranked(store: GraphStore, question: str, **settings: object) -> list[str]:
     return [h.title for h in make_retriever("ppr", store, EMBEDDER, settings=chosen).retrieve(question, k=6)]
 
 
-def test_ppr_reaches_the_second_hop_and_explains_it(distilled: Corpus) -> None:
-    retriever = PPRRetriever(distilled.store, EMBEDDER)
-    if not retriever.uses_gds():
+@pytest.mark.parametrize("engine", ["memory", "gds"])
+def test_ppr_reaches_the_second_hop_and_explains_it(distilled: Corpus, engine: str) -> None:
+    if engine == "gds" and not PPRRetriever(distilled.store, EMBEDDER).uses_gds():
         pytest.skip("the session's server has no GDS")
+    retriever = PPRRetriever(distilled.store, EMBEDDER, engine=engine)
     hits = retriever.retrieve("Where was Timothy Shay Arthur born?", k=4)
     titles = [h.title for h in hits]
-    assert titles[0] == "Timothy Shay Arthur"
-    assert "Newburgh" in titles  # one fact away from the named entity: the bridge passage
+    # The named entity's passage and the one whose fact is nearest the question (which weighs more with the
+    # exact restart weights, ahead with "memory"; GDS's three weight groups put the named one first), then
+    # the bridge passage, one fact away from the named entity.
+    assert set(titles[:2]) == {"Timothy Shay Arthur", "Arthur's Magazine"}
+    assert titles[2] == "Newburgh"
     newburgh = next(h for h in hits if h.title == "Newburgh")
     assert newburgh.sources[0].path == "ppr"
     why = newburgh.explain()
@@ -138,11 +190,25 @@ def test_ppr_reaches_the_second_hop_and_explains_it(distilled: Corpus) -> None:
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
 
+def test_auto_runs_in_memory_up_to_memory_nodes(distilled: Corpus) -> None:
+    """"auto": the client-held graph while the graph has at most memory_nodes chunks and entities; above that
+    GDS when the server has it, else the Cypher fallback with a warning."""
+    store = distilled.store
+    assert PPRRetriever(store, EMBEDDER).engine_for(12) == "memory"
+    big = PPRRetriever(store, EMBEDDER, memory_nodes=0)
+    if PPRRetriever(store, EMBEDDER).uses_gds():
+        assert big.engine_for(12) == "gds"
+    else:
+        with pytest.warns(RuntimeWarning, match="Graph Data Science"):
+            assert big.engine_for(12) == "cypher"
+    assert PPRRetriever(store, EMBEDDER, engine="cypher").engine_for(12) == "cypher"
+
+
 def test_projection_follows_a_load_and_a_delete(distilled: Corpus, tmp_path: Path) -> None:
     store = distilled.store
-    retriever = PPRRetriever(store, EMBEDDER)
-    if not retriever.uses_gds():
+    if not PPRRetriever(store, EMBEDDER).uses_gds():
         pytest.skip("the session's server has no GDS")
+    retriever = PPRRetriever(store, EMBEDDER, engine="gds")
     question = "Which river does Newburgh lie on?"
     assert "Hudson River" not in [h.title for h in retriever.retrieve(question, k=6)]
     first = retriever.ensure_projection()
@@ -169,15 +235,45 @@ def test_projection_follows_a_load_and_a_delete(distilled: Corpus, tmp_path: Pat
     assert store.query("CALL gds.graph.list($g) YIELD creationTime RETURN creationTime AS t", g=first)[0]["t"] == millis
 
 
-def test_cypher_fallback_agrees_with_gds(distilled: Corpus) -> None:
+def test_memory_graph_follows_a_load_and_a_delete(distilled: Corpus, tmp_path: Path) -> None:
+    store = distilled.store
+    retriever = PPRRetriever(store, EMBEDDER, engine="memory")
+    question = "Which river does Newburgh lie on?"
+    assert "Hudson River" not in [h.title for h in retriever.retrieve(question, k=6)]
+    first = retriever.graph_name()
+    held = memory_graph(store, first, retriever.weights)
+    assert memory_graph(store, first, retriever.weights) is held  # an unchanged graph is not read again
+
+    # A load: the next query reads the new graph and ranks the new passage.
+    load_passages(store, tmp_path, {**PASSAGES, "Hudson River": "The Hudson River flows past Newburgh to New York."})
+    store.query("MATCH (c:Chunk {title: 'Hudson River'}) MATCH (e:Entity {id: 'e:hudson river'}) "
+                "MERGE (c)-[:MENTIONS]->(e)", routing=WRITE)
+    assert "Hudson River" in [h.title for h in retriever.retrieve(question, k=6)]
+    second = retriever.graph_name()
+    assert second != first
+    hudson_chunk = store.query("MATCH (c:Chunk {title: 'Hudson River'}) RETURN c.id AS id")[0]["id"]
+    assert hudson_chunk in memory_graph(store, second, retriever.weights).index
+
+    # A delete: the deleted passage is never ranked again; the graph before the load is read again.
+    hudson = store.query("MATCH (d:Document {title: 'Hudson River'}) RETURN d.id AS id")[0]["id"]
+    delete_documents(store, [hudson])
+    assert "Hudson River" not in [h.title for h in retriever.retrieve(question, k=6)]
+    assert retriever.graph_name() == first
+    again = memory_graph(store, first, retriever.weights)
+    assert again is not held and hudson_chunk not in again.index
+
+
+def test_cypher_fallback_agrees_with_memory_and_gds(distilled: Corpus) -> None:
     store = distilled.store
     question = "Who published the magazine First for Women, and where is it based?"
     local = _ranked(store, question, engine="cypher")
     assert local[:2] == ["First for Women", "Bauer Media Group"]
+    # Both run the exact restart weights: the same ranking.
+    assert _ranked(store, question, engine="memory") == local
     if not PPRRetriever(store, EMBEDDER).uses_gds():
         pytest.skip("the session's server has no GDS")
-    # With as many weight groups as seeds GDS runs the exact restart weights: the same ranking.
-    assert _ranked(store, question, levels=100) == local
+    # With as many weight groups as seeds GDS runs the exact restart weights too.
+    assert _ranked(store, question, engine="gds", levels=100) == local
 
 
 def test_engine_gds_and_no_seeds(distilled: Corpus) -> None:

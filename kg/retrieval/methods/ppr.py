@@ -25,19 +25,26 @@ Seeds (``cypher/retrieval/ppr_seeds.cypher``) and their restart weights, as Hipp
 With no entity seed (a graph without facts, or none relevant) the ranking is the passage seeds' own PageRank,
 which HippoRAG 2 replaces by the dense ranking; here the graph still spreads it along references and mentions.
 
-PageRank runs in Neo4j, with GDS (``gds.pageRank.stream`` on a named in-memory projection, damping
-``damping``). GDS 2.13 takes source nodes without weights; PageRank is linear in its restart vector, so the
-seeds are grouped into at most ``levels`` groups of about equal weight (log-spaced), each group runs once and
-the runs are summed, each scaled by its group's mean weight. The projection is named after a fingerprint of
-the graph (label and relationship counts and the newest load, which ``ppr_seeds`` returns with the seeds in
-the same round trip) and re-projected lazily by the first query after a load, a delete or a distillation;
-stale projections are dropped. A retriever remembers the projection it last used and consults the GDS catalog
-only when the fingerprint changes or the projection went missing (a restarted server, another session that
-saw a newer graph dropped it).
+Where the PageRank runs (``engine``; docs/ppr.md has the measurements). By default ("auto") in this process,
+on the graph ``ppr_project.cypher`` describes read once with ``ppr_edges.cypher`` (:class:`MemoryGraph`: one
+vectorised push per iteration, exact restart weights, about 1 ms at 10,000 passages), while the graph has at
+most ``memory_nodes`` chunks and entities; above that in GDS when the server has it, else the fallback below.
+The graph is named after a fingerprint of it (label and relationship counts and the newest load, which
+``ppr_seeds`` returns with the seeds in the same round trip), so the first query after a load, a delete or a
+distillation reads it again; a process holds one per database.
 
-Without GDS (Aura Free, a server without the plugin) a warning says why, and the same PageRank runs in
-Python on the seeds' neighbourhood read with Cypher (``ppr_neighbours.cypher``): ``hops`` hops out, at most
-``fanout`` neighbours per node and edge kind, degrees counted in full; exact restart weights.
+With GDS (``gds.pageRank.stream`` on a named in-memory projection, damping ``damping``, ``concurrency``
+threads): GDS 2.13 takes source nodes without weights; PageRank is linear in its restart vector, so the seeds
+are grouped into at most ``levels`` groups of about equal weight (log-spaced), each group runs once and the
+runs are summed, each scaled by its group's mean weight. The projection has the same name, is re-projected
+lazily by the first query after a change, and stale projections are dropped. A retriever remembers the
+projection it last used and consults the GDS catalog only when the fingerprint changes or the projection went
+missing (a restarted server, another session that saw a newer graph dropped it).
+
+The Cypher-only fallback (a graph above ``memory_nodes`` on a server without GDS, e.g. Aura Free; a warning
+says why) runs the same PageRank in Python on the seeds' neighbourhood read with Cypher
+(``ppr_neighbours.cypher``): ``hops`` hops out, at most ``fanout`` neighbours per node and edge kind, degrees
+counted in full; exact restart weights.
 
 Example::
 
@@ -56,14 +63,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TypedDict
 
+import numpy as np
+
 from kg.embeddings import Embedder
 from kg.errors import QueryError, RetrievalError
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
-from kg.retrieval.common import filter_params, hit_from_row, hits_by_id, query_vector
+from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
 from kg.store.queries import (
     PPR_DROP,
+    PPR_EDGES,
     PPR_FILTER,
     PPR_GDS,
     PPR_GRAPHS,
@@ -72,12 +82,15 @@ from kg.store.queries import (
     PPR_PROJECT,
     PPR_RANK,
     PPR_SEEDS,
+    PPREdgesRow,
+    PPRPathRow,
     PPRSeedRow,
     PPRSeedsRow,
+    ScoredChunkRow,
 )
 
-__all__ = ["GRAPH_PREFIX", "PPRRetriever", "Seed", "SeedGroup", "Seeds", "local_pagerank", "seed_groups",
-           "seed_weights"]
+__all__ = ["GRAPH_PREFIX", "MemoryGraph", "PPRRetriever", "Seed", "SeedGroup", "Seeds", "local_pagerank",
+           "seed_groups", "seed_weights"]
 
 log = logging.getLogger(__name__)
 
@@ -202,6 +215,101 @@ def local_pagerank(restart: dict[str, float], neighbours: dict[str, list[tuple[s
     return rank
 
 
+class MemoryGraph:
+    """The graph ``ppr_project.cypher`` projects (the same nodes, edges and weights), held by the client for
+    engine ``"memory"``: node ids, which of them are chunks, and the weighted adjacency as compressed rows, each
+    undirected edge stored in both directions. :meth:`pagerank` is :func:`local_pagerank` over the whole graph,
+    one vectorised push per iteration, with exact restart weights.
+
+    Example::
+
+        graph = MemoryGraph(store.read(PPR_EDGES, mention_weight=1.0, fact_weight=1.0, reference_weight=1.0)[0])
+        rank = graph.pagerank({"e:newburgh": 1.0}, damping=0.5, iterations=20, tolerance=1e-4)
+        graph.top_chunks(rank, 5)  # [(chunk_id, score), ...]
+    """
+
+    def __init__(self, row: PPREdgesRow) -> None:
+        index: dict[str, int] = {}
+        chunk: list[bool] = []
+        for node, is_chunk in zip(row["ids"], row["chunks"], strict=True):
+            if node not in index:
+                index[node] = len(chunk)
+                chunk.append(bool(is_chunk))
+        source: list[int] = []
+        target: list[int] = []
+        weight: list[float] = []
+        for node, targets, weights in zip(row["ids"], row["targets"], row["weights"], strict=True):
+            i = index[node]
+            for other, w in zip(targets, weights, strict=True):
+                if other in index and w > 0:
+                    source.append(i)
+                    target.append(index[other])
+                    weight.append(float(w))
+        n = len(chunk)
+        src = np.array(source + target, dtype=np.int64)
+        dst = np.array(target + source, dtype=np.int64)
+        w_all = np.array(weight + weight, dtype=np.float64)
+        order = np.argsort(src, kind="stable")
+        src, dst, w_all = src[order], dst[order], w_all[order]
+        degree = np.bincount(src, weights=w_all, minlength=n)
+        self.ids = list(index)
+        self.index = index
+        self.chunk = np.array(chunk, dtype=bool)
+        self.edges = len(weight)
+        self._count = np.bincount(src, minlength=n)
+        self._start = np.concatenate(([0], np.cumsum(self._count)[:-1])).astype(np.int64)
+        self._target = dst
+        self._share = w_all / degree[src] if len(src) else w_all  # the part of a node's mass an edge carries
+
+    def pagerank(self, restart: dict[str, float], *, damping: float, iterations: int,
+                 tolerance: float) -> np.ndarray:
+        """Each node's mass (indexed like :attr:`ids`): :func:`local_pagerank`'s push from the restart mass
+        ``(1 - damping) * weight``, every node's neighbours known; seeds not in the graph are left out."""
+        n = len(self.ids)
+        rank: np.ndarray = np.zeros(n)
+        for node, w in restart.items():
+            i = self.index.get(node)
+            if i is not None:
+                rank[i] = (1 - damping) * w
+        delta: np.ndarray = rank.copy()
+        for _ in range(iterations):
+            active = np.flatnonzero((delta > tolerance) & (self._count > 0))
+            if not active.size:
+                break
+            counts = self._count[active]
+            before = np.cumsum(counts) - counts
+            edges = np.repeat(self._start[active] - before, counts) + np.arange(int(counts.sum()))
+            mass = np.repeat(damping * delta[active], counts) * self._share[edges]
+            delta = np.bincount(self._target[edges], weights=mass, minlength=n)
+            rank += delta
+        return rank
+
+    def top_chunks(self, rank: np.ndarray, depth: int) -> list[tuple[str, float]]:
+        """The ``depth`` chunks of highest mass (ties by id), mass > 0."""
+        found = np.flatnonzero(self.chunk & (rank > 0))
+        if found.size > depth:
+            found = found[np.argpartition(-rank[found], depth - 1)[:depth]]
+        return sorted(((self.ids[i], float(rank[i])) for i in found), key=lambda x: (-x[1], x[0]))[:depth]
+
+
+_MEMORY: dict[tuple[object, object], tuple[str, MemoryGraph]] = {}
+_MEMORY_LOCK = threading.Lock()
+
+
+def memory_graph(store: GraphStore, name: str, weights: dict[str, float]) -> MemoryGraph:
+    """The client-held graph ``name`` (a projection name: the graph's fingerprint) of ``store``'s database, read
+    now unless this process holds it already; the one held before for that database is let go."""
+    key = (getattr(store, "uri", None) or id(store), getattr(store, "database", None))
+    with _MEMORY_LOCK:
+        held = _MEMORY.get(key)
+        if held is not None and held[0] == name:
+            return held[1]
+        graph = MemoryGraph(store.read(PPR_EDGES, **weights)[0])
+        _MEMORY[key] = (name, graph)
+        log.info("ppr graph read", extra={"graph": name, "nodes": len(graph.ids), "edges": graph.edges})
+        return graph
+
+
 class PPRRetriever(Retriever):
     """Personalised PageRank from question seeds over chunks and entities (see the module docstring)."""
 
@@ -211,7 +319,8 @@ class PPRRetriever(Retriever):
                  passage_weight: float = 0.05, fact_seeds: int = 5, fact_candidates: int = 20,
                  entity_candidates: int = 20, passage_candidates: int = 50, mention_weight: float = 1.0,
                  fact_weight: float = 1.0, reference_weight: float = 1.0, levels: int = 3, iterations: int = 20,
-                 tolerance: float = 1e-4, engine: str = "auto", hops: int = 3, fanout: int = 50) -> None:
+                 tolerance: float = 1e-4, engine: str = "auto", memory_nodes: int = 200_000, concurrency: int = 1,
+                 hops: int = 3, fanout: int = 50) -> None:
         self.store, self.embedder = store, embedder
         self.damping, self.passage_weight = damping, passage_weight
         self.fact_seeds, self.fact_candidates = fact_seeds, fact_candidates
@@ -219,23 +328,38 @@ class PPRRetriever(Retriever):
         self.weights = {"mention_weight": mention_weight, "fact_weight": fact_weight,
                         "reference_weight": reference_weight}
         self.levels, self.iterations, self.tolerance = levels, iterations, tolerance
-        self.engine, self.hops, self.fanout = engine, hops, fanout
+        self.engine, self.memory_nodes, self.concurrency = engine, memory_nodes, concurrency
+        self.hops, self.fanout = hops, fanout
         self._gds: bool | None = None
         self._graph: str | None = None  # the projection this retriever last found or made
         self._lock = threading.Lock()
 
-    # -- GDS and its projection -----------------------------------------------------------------------------
+    # -- where PageRank runs --------------------------------------------------------------------------------
     def uses_gds(self) -> bool:
-        """Whether PageRank runs in GDS (``engine`` "gds", or "auto" on a server that has it)."""
+        """Whether this retriever may run PageRank in GDS (``engine`` "gds", or "auto" on a server that has
+        it, for a graph of more than ``memory_nodes`` nodes); "gds" on a server without GDS raises."""
         if self._gds is None:
-            present = self.engine != "cypher" and bool(self.store.read(PPR_GDS)[0]["present"])
+            present = self.engine in ("auto", "gds") and bool(self.store.read(PPR_GDS)[0]["present"])
             if self.engine == "gds" and not present:
-                raise RetrievalError(NO_GDS.split(";")[0] + "; choose engine 'auto' or 'cypher'")
-            if not present and self.engine == "auto":
-                warnings.warn(NO_GDS, RuntimeWarning, stacklevel=3)
-                log.warning("ppr without GDS", extra={"reason": NO_GDS})
+                raise RetrievalError(NO_GDS.split(";")[0] + "; choose engine 'auto', 'memory' or 'cypher'")
             self._gds = present
         return self._gds
+
+    def engine_for(self, nodes: int) -> str:
+        """Where PageRank runs on a graph of ``nodes`` chunks and entities: "memory" (in this process, on the
+        graph read once), "gds" or "cypher" (the fallback). "auto": in memory up to ``memory_nodes`` nodes,
+        above that in GDS when the server has it, else the fallback (with a warning)."""
+        if self.engine != "auto":
+            if self.engine == "gds":
+                self.uses_gds()  # raises without GDS
+            return self.engine
+        if nodes <= self.memory_nodes:
+            return "memory"
+        if self.uses_gds():
+            return "gds"
+        warnings.warn(NO_GDS, RuntimeWarning, stacklevel=3)
+        log.warning("ppr without GDS", extra={"reason": NO_GDS})
+        return "cypher"
 
     def graph_name(self, version: Sequence[int | str] | None = None) -> str:
         """The name of the projection of the graph at ``version`` (``ppr_seeds``' counts and newest load; read
@@ -272,17 +396,40 @@ class PPRRetriever(Retriever):
 
     def seeds(self, question: str, vector: list[float]) -> tuple[Seeds, str]:
         """The question's seeds, and the name of the projection of the graph as it is now (one round trip)."""
+        seeds, graph, _ = self._seeds(question, vector)
+        return seeds, graph
+
+    def _seeds(self, question: str, vector: list[float]) -> tuple[Seeds, str, int]:
         row = self._read_seeds(vector, question)[0]
         seeds = seed_weights(row["seeds"], fact_seeds=self.fact_seeds, passage_weight=self.passage_weight)
-        return seeds, self.graph_name(row["version"])
+        nodes = int(row["version"][0]) + int(row["version"][1])  # chunks + entities: the projected nodes
+        return seeds, self.graph_name(row["version"]), nodes
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
         vector = query_vector(self.embedder, question)
-        seeds, graph = self.seeds(question, vector)
+        seeds, graph, nodes = self._seeds(question, vector)
         if not seeds.all():
             return []
-        scores = self._rank_gds(seeds, graph, k, where) if self.uses_gds() else self._rank_local(seeds, k, where)
+        engine = self.engine_for(nodes)
+        if engine == "memory":
+            scores = self._rank_memory(seeds, graph, k, where)
+        elif engine == "gds":
+            scores = self._rank_gds(seeds, graph, k, where)
+        else:
+            scores = self._rank_local(seeds, k, where)
         return self._hits(scores, seeds)
+
+    def _rank_memory(self, seeds: Seeds, graph: str, k: int, where: RetrievalFilter | None
+                     ) -> list[tuple[str, float]]:
+        held = memory_graph(self.store, graph, self.weights)
+        rank = held.pagerank({s.id: s.weight for s in seeds.all()}, damping=self.damping,
+                             iterations=self.iterations, tolerance=self.tolerance)
+        ranked = held.top_chunks(rank, max(500, 10 * k) if where is not None else k)
+        if where is None:
+            return ranked
+        allowed = {r["chunk_id"] for r in self.store.read(PPR_FILTER, ids=[n for n, _ in ranked],
+                                                          **filter_params(where))}
+        return [(n, s) for n, s in ranked if n in allowed][:k]
 
     def _rank_gds(self, seeds: Seeds, graph: str, k: int, where: RetrievalFilter | None
                   ) -> list[tuple[str, float]]:
@@ -291,8 +438,8 @@ class PPRRetriever(Retriever):
         if graph != self._graph:
             self.ensure_projection(graph)
         params = dict(graph=graph, groups=seed_groups(seeds.all(), self.levels), damping=self.damping,
-                      iterations=self.iterations, tolerance=self.tolerance, depth=max(500, 10 * k), k=k,
-                      **filter_params(where))
+                      iterations=self.iterations, tolerance=self.tolerance, concurrency=self.concurrency,
+                      depth=max(500, 10 * k), k=k, **filter_params(where))
         try:
             rows = self.store.read(PPR_RANK, **params)
         except QueryError as exc:
@@ -325,32 +472,34 @@ class PPRRetriever(Retriever):
         return [(n, s) for n, s in ranked if n in allowed][:k]
 
     def _hits(self, scores: list[tuple[str, float]], seeds: Seeds) -> list[Hit]:
-        rows = hits_by_id(self.store, [c for c, _ in scores], None)
-        paths = self._paths([c for c, _ in scores], seeds)
+        """The ranked chunks as hits, each explained (one round trip): itself a seed, or the shortest way from
+        an entity seed (through a mention, or a fact and a mention) or from a seed passage (through a title
+        reference)."""
+        if not scores:
+            return []
+        rows = {r["chunk_id"]: r for r in self.store.read(PPR_PATHS, ids=[c for c, _ in scores],
+                                                          entity_seeds=list(seeds.entities),
+                                                          chunk_seeds=list(seeds.chunks))}
         hits = []
         for chunk_id, score in scores:
-            if chunk_id not in rows:
+            row = rows.get(chunk_id)
+            if row is None:  # deleted since it was ranked
                 continue
-            via, via_id = paths.get(chunk_id, ("spread from the seeds", None))
-            hits.append(hit_from_row({**rows[chunk_id], "score": score},
-                                     [HitSource(path="ppr", score=score, via=via, via_id=via_id)]))
+            via, via_id = self._explain(row, seeds)
+            chunk = ScoredChunkRow(chunk_id=chunk_id, text=row["text"], document_id=row["document_id"],
+                                   title=row["title"], source=row["source"], page=row["page"],
+                                   char_start=row["char_start"], char_end=row["char_end"],
+                                   sentences=row["sentences"], score=score)
+            hits.append(hit_from_row(chunk, [HitSource(path="ppr", score=score, via=via, via_id=via_id)]))
         return hits
 
-    def _paths(self, chunk_ids: list[str], seeds: Seeds) -> dict[str, tuple[str, str | None]]:
-        """Each ranked chunk's explanation: itself a seed, or the shortest way from an entity seed (through a
-        mention, or a fact and a mention) or from a seed passage (through a title reference)."""
-        out: dict[str, tuple[str, str | None]] = {}
-        for chunk_id in chunk_ids:
-            if chunk_id in seeds.chunks:
-                out[chunk_id] = (f"seed: {seeds.chunks[chunk_id].why}", chunk_id)
-        rest = [c for c in chunk_ids if c not in out]
-        if not rest:
-            return out
-        rows = self.store.read(PPR_PATHS, ids=rest, entity_seeds=list(seeds.entities),
-                               chunk_seeds=list(seeds.chunks))
-        for r in rows:
-            seed = seeds.entities.get(r["seed_id"]) or seeds.chunks.get(r["seed_id"])
-            why = seed.why if seed is not None else r["seed_id"]
-            out[r["chunk_id"]] = (f"seed: {why} > " + " > ".join(r["path"]), r["seed_id"])
-        return out
-
+    @staticmethod
+    def _explain(row: PPRPathRow, seeds: Seeds) -> tuple[str, str | None]:
+        chunk_id = row["chunk_id"]
+        if chunk_id in seeds.chunks:
+            return f"seed: {seeds.chunks[chunk_id].why}", chunk_id
+        if row["seed_id"] is None or row["path"] is None:
+            return "spread from the seeds", None
+        seed = seeds.entities.get(row["seed_id"]) or seeds.chunks.get(row["seed_id"])
+        why = seed.why if seed is not None else row["seed_id"]
+        return f"seed: {why} > " + " > ".join(row["path"]), row["seed_id"]
