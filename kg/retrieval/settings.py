@@ -110,9 +110,10 @@ class PPRSettings(_Settings):
     """``ppr``: personalised PageRank (HippoRAG 2's defaults: ``damping`` 0.5, ``passage_weight`` 0.05 for
     passage seeds against 1 for entity seeds, ``fact_seeds`` 5 facts of ``fact_candidates``); seeds from
     ``entity_candidates`` name matches and ``passage_candidates`` dense and Lucene chunks; edge weights per kind;
-    at most ``iterations`` (or until ``tolerance``). ``engine``: "auto" runs the PageRank in this process on the
-    graph read once (exact restart weights) while it has at most ``memory_nodes`` chunks and entities, above that
-    in GDS when the server has it, else the Cypher fallback; "memory", "gds" or "cypher" force one. GDS runs at
+    at most ``iterations`` (or until ``tolerance``). ``engine``: "auto" runs the PageRank in GDS when the server
+    has it, else the Cypher fallback, except that a graph of at most ``memory_nodes`` chunks and entities (0 by
+    default: opt in for a long-lived process) runs in this process on the graph read once, with exact restart
+    weights; "memory", "gds" or "cypher" force one. GDS runs at
     most ``levels`` PageRanks per query (seed weight groups) on ``concurrency`` threads; the fallback runs in
     Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind."""
 
@@ -129,7 +130,7 @@ class PPRSettings(_Settings):
     iterations: int = Field(20, ge=1)
     tolerance: float = Field(1e-4, gt=0.0)
     engine: Literal["auto", "memory", "gds", "cypher"] = "auto"
-    memory_nodes: int = Field(200_000, ge=0)
+    memory_nodes: int = Field(0, ge=0)
     concurrency: int = Field(1, ge=1)
     hops: int = Field(3, ge=1)
     fanout: int = Field(50, ge=1)

@@ -138,7 +138,7 @@ def test_settings_are_named_and_validated() -> None:
     settings = method_settings("ppr", damping=0.6)
     assert isinstance(settings, PPRSettings)
     assert (settings.damping, settings.passage_weight, settings.fact_seeds) == (0.6, 0.05, 5)
-    assert (settings.engine, settings.memory_nodes, settings.concurrency) == ("auto", 200_000, 1)
+    assert (settings.engine, settings.memory_nodes, settings.concurrency) == ("auto", 0, 1)
     assert PPRSettings.model_validate({"engine": "memory"}).engine == "memory"
     with pytest.raises(RetrievalError):
         method_settings("ppr", damping=1.5)
@@ -191,11 +191,11 @@ def test_ppr_reaches_the_second_hop_and_explains_it(distilled: Corpus, engine: s
 
 
 def test_auto_runs_in_memory_up_to_memory_nodes(distilled: Corpus) -> None:
-    """"auto": the client-held graph while the graph has at most memory_nodes chunks and entities; above that
-    GDS when the server has it, else the Cypher fallback with a warning."""
+    """"auto": the client-held graph while the graph has at most memory_nodes chunks and entities (an opt-in:
+    none by default); otherwise GDS when the server has it, else the Cypher fallback with a warning."""
     store = distilled.store
-    assert PPRRetriever(store, EMBEDDER).engine_for(12) == "memory"
-    big = PPRRetriever(store, EMBEDDER, memory_nodes=0)
+    assert PPRRetriever(store, EMBEDDER, memory_nodes=200_000).engine_for(12) == "memory"
+    big = PPRRetriever(store, EMBEDDER)
     if PPRRetriever(store, EMBEDDER).uses_gds():
         assert big.engine_for(12) == "gds"
     else:

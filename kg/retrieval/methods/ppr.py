@@ -25,13 +25,15 @@ Seeds (``cypher/retrieval/ppr_seeds.cypher``) and their restart weights, as Hipp
 With no entity seed (a graph without facts, or none relevant) the ranking is the passage seeds' own PageRank,
 which HippoRAG 2 replaces by the dense ranking; here the graph still spreads it along references and mentions.
 
-Where the PageRank runs (``engine``; docs/ppr.md has the measurements). By default ("auto") in this process,
-on the graph ``ppr_project.cypher`` describes read once with ``ppr_edges.cypher`` (:class:`MemoryGraph`: one
-vectorised push per iteration, exact restart weights, about 1 ms at 10,000 passages), while the graph has at
-most ``memory_nodes`` chunks and entities; above that in GDS when the server has it, else the fallback below.
-The graph is named after a fingerprint of it (label and relationship counts and the newest load, which
-``ppr_seeds`` returns with the seeds in the same round trip), so the first query after a load, a delete or a
-distillation reads it again; a process holds one per database.
+Where the PageRank runs (``engine``; docs/ppr.md has the measurements). By default ("auto") in the database,
+in GDS when the server has it, else the fallback below. A long-lived process may opt in (``memory_nodes`` > 0,
+or ``engine="memory"``) to running it in this process for a graph of at most ``memory_nodes`` chunks and
+entities, on the graph ``ppr_project.cypher`` describes read once with ``ppr_edges.cypher``
+(:class:`MemoryGraph`: one vectorised push per iteration, exact restart weights, about 1 ms at 10,000
+passages, after a read of about 1 s per change and per process). The graph is named after a fingerprint of
+it (label and relationship counts and the newest load, which ``ppr_seeds`` returns with the seeds in the same
+round trip), so the first query after a load, a delete or a distillation reads it again; a process holds one
+per database.
 
 With GDS (``gds.pageRank.stream`` on a named in-memory projection, damping ``damping``, ``concurrency``
 threads): GDS 2.13 takes source nodes without weights; PageRank is linear in its restart vector, so the seeds
@@ -41,7 +43,7 @@ lazily by the first query after a change, and stale projections are dropped. A r
 projection it last used and consults the GDS catalog only when the fingerprint changes or the projection went
 missing (a restarted server, another session that saw a newer graph dropped it).
 
-The Cypher-only fallback (a graph above ``memory_nodes`` on a server without GDS, e.g. Aura Free; a warning
+The Cypher-only fallback (a server without GDS, e.g. Aura Free, and a graph above ``memory_nodes``; a warning
 says why) runs the same PageRank in Python on the seeds' neighbourhood read with Cypher
 (``ppr_neighbours.cypher``): ``hops`` hops out, at most ``fanout`` neighbours per node and edge kind, degrees
 counted in full; exact restart weights.
@@ -319,7 +321,7 @@ class PPRRetriever(Retriever):
                  passage_weight: float = 0.05, fact_seeds: int = 5, fact_candidates: int = 20,
                  entity_candidates: int = 20, passage_candidates: int = 50, mention_weight: float = 1.0,
                  fact_weight: float = 1.0, reference_weight: float = 1.0, levels: int = 3, iterations: int = 20,
-                 tolerance: float = 1e-4, engine: str = "auto", memory_nodes: int = 200_000, concurrency: int = 1,
+                 tolerance: float = 1e-4, engine: str = "auto", memory_nodes: int = 0, concurrency: int = 1,
                  hops: int = 3, fanout: int = 50) -> None:
         self.store, self.embedder = store, embedder
         self.damping, self.passage_weight = damping, passage_weight
@@ -347,8 +349,8 @@ class PPRRetriever(Retriever):
 
     def engine_for(self, nodes: int) -> str:
         """Where PageRank runs on a graph of ``nodes`` chunks and entities: "memory" (in this process, on the
-        graph read once), "gds" or "cypher" (the fallback). "auto": in memory up to ``memory_nodes`` nodes,
-        above that in GDS when the server has it, else the fallback (with a warning)."""
+        graph read once), "gds" or "cypher" (the fallback). "auto": in memory up to ``memory_nodes`` nodes (none
+        by default), else in GDS when the server has it, else the fallback (with a warning)."""
         if self.engine != "auto":
             if self.engine == "gds":
                 self.uses_gds()  # raises without GDS
