@@ -4,7 +4,7 @@ A bridge question names one thing and needs a passage about another that the fir
 ("the director of the film X" -> the passage on X names the director -> the director's passage). Lexical
 and dense retrieval find the first hop; the second is found by following names. Candidate documents
 are those keyed (``Document.mention_key``, as the load's title linking finds them) by a word of the text
-that can be part of a name (:func:`~kg.layers.resource.references.lookup_terms` of
+that can be part of a name (:func:`~kg.store.lucene.lookup_terms` of
 :func:`~kg.store.lucene.name_query`; ``cypher/retrieval/title_links.cypher``, and for the seeds of
 :mod:`~kg.retrieval.methods.strata` the terms each chunk stores), and are kept only when their
 title occurs verbatim, on word boundaries, in the linking text (a disambiguating suffix such as
@@ -16,11 +16,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from kg.layers.resource.references import lookup_terms
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.retrieval.common import filter_params, hit_from_row
 from kg.store.base import GraphStore
-from kg.store.lucene import name_query
+from kg.store.lucene import lookup_terms, name_query
 from kg.store.queries import TITLE_LINKS
 
 __all__ = ["mentions_title", "named_links", "title_core", "title_links"]

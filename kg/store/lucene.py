@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import re
 
-from kg.shared.text import CJK_CHARACTERS
+from kg.shared.text import CJK_CHARACTERS, is_cjk
 
-__all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lucene_query", "name_query"]
+__all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lookup_terms", "lucene_query", "name_query"]
 
 MAX_TERM_CHARS = 64
 MAX_CLAUSES = 256
@@ -104,3 +104,20 @@ def _query(words: list[str], max_terms: int) -> str:
         if len(terms) >= max_terms:
             break
     return " ".join(terms)
+
+
+# A CJK character (a token of its own, as the full-text analyzer makes it) or a run of other characters.
+_LOOKUP_PART = re.compile(f"[{CJK_CHARACTERS}]|[^{CJK_CHARACTERS}]+")
+
+
+def lookup_terms(name_terms: str) -> list[str]:
+    """The terms a chunk's stored ``name_terms`` (:func:`~kg.store.lucene.name_query`) look titles up by: each
+    term, except that a term holding CJK characters gives each of them and the runs between them (a Chinese
+    title is a run of characters inside the chunk's longer run, as the full-text analyzer splits it)."""
+    terms: dict[str, None] = {}
+    for term in name_terms.split():
+        if not any(is_cjk(ch) for ch in term):
+            terms[term] = None
+            continue
+        terms.update((part, None) for part in _LOOKUP_PART.findall(term))
+    return list(terms)

@@ -34,10 +34,10 @@ from kg.layers.resource.documents import (
     delete_in,
     document_props,
 )
-from kg.layers.resource.references import assign_mention_keys, lookup_terms, mention_keys
+from kg.layers.resource.references import assign_mention_keys, mention_keys
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction
-from kg.store.lucene import name_query
+from kg.store.lucene import lookup_terms, name_query
 from kg.store.queries import COUNT_CHUNKS, DOCUMENT_STATES, REVEAL_CHUNKS
 from loaders.models import Chunk, Sentence, SourceDocument
 
@@ -199,7 +199,7 @@ def _covered(chunks: Sequence[Chunk], sentences: Sequence[Sentence]) -> list[lis
 
 def _name_terms(text: str) -> dict[str, Any]:
     """A chunk's ``name_terms``, and its ``mention_terms`` when the titles it may name are looked up by other
-    terms than those (CJK characters: :func:`~kg.layers.resource.references.lookup_terms`); otherwise the
+    terms than those (CJK characters: :func:`~kg.store.lucene.lookup_terms`); otherwise the
     lookup splits ``name_terms`` and nothing more is stored."""
     terms = name_query(text)
     lookup = lookup_terms(terms)

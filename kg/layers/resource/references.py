@@ -41,13 +41,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from kg.errors import Neo4jError, Neo4jUnavailable
-from kg.shared.text import CJK_CHARACTERS, is_cjk
+from kg.shared.text import is_cjk
 from kg.store.base import GraphStore
-from kg.store.lucene import STOPWORDS, escape_lucene, name_query
+from kg.store.lucene import STOPWORDS, escape_lucene, lookup_terms, name_query
 from kg.store.queries import MENTION_KEY_COUNTS, MENTION_KEYS_STATE, MENTIONS_PENDING, UNKEYED_TITLES
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "assign_mention_keys", "choose_mention_key", "ensure_mention_keys",
-           "link_title_mentions", "lookup_terms", "mention_keys"]
+           "link_title_mentions", "mention_keys"]
 
 MAX_TITLE_CHARS = 200
 
@@ -61,8 +61,6 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 _LITERAL = re.compile(r"[\W_]")
 # Java regex: no letter, digit or underscore just before / after a title that starts / ends with one.
 _BEFORE, _AFTER = r"(?<![\p{L}\p{N}_])", r"(?![\p{L}\p{N}_])"
-# A CJK character (a token of its own, as the full-text analyzer makes it) or a run of other characters.
-_LOOKUP_PART = re.compile(f"[{CJK_CHARACTERS}]|[^{CJK_CHARACTERS}]+")
 _KEYED_PAGE = 5000
 
 
@@ -75,19 +73,6 @@ class MentionKeys:
     query: str
     pattern: str
     terms: tuple[str, ...]
-
-
-def lookup_terms(name_terms: str) -> list[str]:
-    """The terms a chunk's stored ``name_terms`` (:func:`~kg.store.lucene.name_query`) look titles up by: each
-    term, except that a term holding CJK characters gives each of them and the runs between them (a Chinese
-    title is a run of characters inside the chunk's longer run, as the full-text analyzer splits it)."""
-    terms: dict[str, None] = {}
-    for term in name_terms.split():
-        if not any(is_cjk(ch) for ch in term):
-            terms[term] = None
-            continue
-        terms.update((part, None) for part in _LOOKUP_PART.findall(term))
-    return list(terms)
 
 
 def choose_mention_key(terms: Iterable[str], counts: Mapping[str, int]) -> str:

@@ -16,12 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kg.embeddings import Embedder
-from kg.layers.resource.references import lookup_terms
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion
 from kg.store.base import GraphStore
-from kg.store.lucene import lucene_query, name_query
+from kg.store.lucene import lookup_terms, lucene_query, name_query
 from kg.store.queries import HYBRID, HybridRow
 
 __all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "LinkedRanking", "hybrid_hits", "hybrid_hits_with_links"]
