@@ -1,8 +1,9 @@
 """What each model has spent per task, over every job this machine ran: calls, prompt and completion tokens.
 
-``strata load --estimate`` reads it to predict a reply's length from the model's own past replies instead of
-a typical length: completion lengths differ several-fold between models (a 0.5B model answers an extraction
-prompt in half the tokens of a larger one), which no fixed table can know. Sums only, no text: one row per
+``strata load --estimate`` reads it to predict a reply's length from the model's own past replies (their
+completion-to-prompt ratio per task) instead of a typical length: completion lengths differ several-fold
+between models (a 0.5B model answers an extraction prompt in half the tokens of a larger one), which no fixed
+table can know. Sums only, no text: one row per
 (model, task) in ``<cache_dir>/llm/usage.sqlite``, updated atomically so concurrent jobs add up.
 
 >>> from pathlib import Path; import tempfile
@@ -29,10 +30,6 @@ class TaskUsage:
     calls: int
     prompt_tokens: int
     completion_tokens: int
-
-    @property
-    def mean_completion_tokens(self) -> float:
-        return self.completion_tokens / self.calls if self.calls else 0.0
 
 
 class UsageHistory:

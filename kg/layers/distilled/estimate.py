@@ -3,9 +3,11 @@ calls, prompt tokens and completion tokens per task.
 
 The files are parsed and chunked structurally (no Neo4j, no LLM). Each task's prompt is rendered as the load
 renders it (the chunk's language, its title and text, a typical tag-class listing) and counted with the token
-estimate the accounting uses. Completion tokens are the model's own mean reply length per task when it has
-answered that task at least ``MIN_OBSERVED_CALLS`` times on this machine (:mod:`kg.llm.usage_history`), else a
-typical length; each task says which (``completion_basis``). The calls follow what the job does
+estimate the accounting uses. Completion tokens follow the model's own replies when it has answered the task
+at least ``MIN_OBSERVED_CALLS`` times on this machine (:mod:`kg.llm.usage_history`): each call's prompt tokens
+times the model's completion-to-prompt ratio on that task (a longer chunk gets more atoms and triples, so the
+ratio carries across chunk sizes where a mean reply length does not); else a typical length. Each task says
+which (``completion_basis``). The calls follow what the job does
 (:mod:`kg.layers.distilled.pipeline`):
 
 - ``enhanced_chunk``: one call per chunk (the recurrent split makes one call per chunk it cuts);
@@ -81,22 +83,25 @@ def estimate_load(
     tags = "tags" in layers
     tasks = (*per_chunk, *(("tag_classes", "tag_aliases") if tags else ()),
              *(("mind_map",) if "pseudograph" in layers else ()))
-    reply_tokens, basis = {}, {}
+    ratio: dict[str, float] = {}  # completion per prompt token, where the model has a history
+    basis = {}
     for task in tasks:
         seen = (observed or {}).get(task)
-        if seen is not None and seen.calls >= MIN_OBSERVED_CALLS:
-            reply_tokens[task], basis[task] = seen.mean_completion_tokens, f"observed over {seen.calls} calls"
+        if seen is not None and seen.calls >= MIN_OBSERVED_CALLS and seen.prompt_tokens:
+            ratio[task], basis[task] = seen.completion_tokens / seen.prompt_tokens, f"observed over {seen.calls} calls"
         else:
-            reply_tokens[task], basis[task] = TYPICAL_COMPLETION_TOKENS[task], "typical"
+            basis[task] = "typical"
     by_task: dict[str, dict[str, Any]] = {
         t: {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "completion_basis": basis[t]} for t in tasks
     }
 
     def spend(task: str, fields: dict[str, str], calls: int = 1) -> None:
         entry = by_task[task]
+        prompt = _prompt_tokens(task, fields)
         entry["calls"] += calls
-        entry["prompt_tokens"] += calls * _prompt_tokens(task, fields)
-        entry["completion_tokens"] += round(calls * reply_tokens[task])
+        entry["prompt_tokens"] += calls * prompt
+        entry["completion_tokens"] += round(calls * (prompt * ratio[task] if task in ratio
+                                                     else TYPICAL_COMPLETION_TOKENS[task]))
 
     n_chunks = failed = documents = 0
     sample: list[str] = []
