@@ -204,6 +204,13 @@ def test_auto_runs_in_memory_up_to_memory_nodes(distilled: Corpus) -> None:
     assert PPRRetriever(store, EMBEDDER, engine="cypher").engine_for(12) == "cypher"
 
 
+def load_hudson(store: GraphStore, tmp_path: Path) -> None:
+    """A load: a passage naming the river, which mentions the river's entity."""
+    load_passages(store, tmp_path, {**PASSAGES, "Hudson River": "The Hudson River flows past Newburgh to New York."})
+    store.query("MATCH (c:Chunk {title: 'Hudson River'}) MATCH (e:Entity {id: 'e:hudson river'}) "
+                "MERGE (c)-[:MENTIONS]->(e)", routing=WRITE)
+
+
 def test_projection_follows_a_load_and_a_delete(distilled: Corpus, tmp_path: Path) -> None:
     store = distilled.store
     if not PPRRetriever(store, EMBEDDER).uses_gds():
@@ -214,9 +221,7 @@ def test_projection_follows_a_load_and_a_delete(distilled: Corpus, tmp_path: Pat
     first = retriever.ensure_projection()
 
     # A load: the new passage is ranked by the next query, through a new projection; the old one is gone.
-    load_passages(store, tmp_path, {**PASSAGES, "Hudson River": "The Hudson River flows past Newburgh to New York."})
-    store.query("MATCH (c:Chunk {title: 'Hudson River'}) MATCH (e:Entity {id: 'e:hudson river'}) "
-                "MERGE (c)-[:MENTIONS]->(e)", routing=WRITE)
+    load_hudson(store, tmp_path)
     assert "Hudson River" in [h.title for h in retriever.retrieve(question, k=6)]
     second = retriever.ensure_projection()
     assert second != first
@@ -245,9 +250,7 @@ def test_memory_graph_follows_a_load_and_a_delete(distilled: Corpus, tmp_path: P
     assert memory_graph(store, first, retriever.weights) is held  # an unchanged graph is not read again
 
     # A load: the next query reads the new graph and ranks the new passage.
-    load_passages(store, tmp_path, {**PASSAGES, "Hudson River": "The Hudson River flows past Newburgh to New York."})
-    store.query("MATCH (c:Chunk {title: 'Hudson River'}) MATCH (e:Entity {id: 'e:hudson river'}) "
-                "MERGE (c)-[:MENTIONS]->(e)", routing=WRITE)
+    load_hudson(store, tmp_path)
     assert "Hudson River" in [h.title for h in retriever.retrieve(question, k=6)]
     second = retriever.graph_name()
     assert second != first
