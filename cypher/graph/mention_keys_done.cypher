@@ -1,3 +1,3 @@
-// Every document written before titles were keyed now is (kg.layers.resource.references).
+// Every document's title is keyed as $version keys titles (kg.layers.resource.references).
 MATCH (m:StrataMeta {id: 'strata'})
-SET m.mention_keys = true
+SET m.mention_keys = $version

@@ -18,19 +18,12 @@ from collections.abc import Sequence
 
 from kg.retrieval.base import Hit, RetrievalFilter
 from kg.retrieval.common import filter_params, hit_from_row
+from kg.shared.text import title_core
 from kg.store.base import GraphStore
 from kg.store.lucene import lookup_terms, name_query
 from kg.store.queries import TITLE_LINKS
 
-__all__ = ["mentions_title", "named_links", "title_core", "title_links"]
-
-_SUFFIX = re.compile(r"\s*\([^)]*\)\s*$")
-
-
-def title_core(title: str) -> str:
-    """``"Tom Smith (footballer)"`` -> ``"Tom Smith"``."""
-    return _SUFFIX.sub("", title).strip()
-
+__all__ = ["mentions_title", "named_links", "title_links"]
 
 def mentions_title(text: str, title: str) -> bool:
     """Whether ``text`` names ``title`` verbatim (case-sensitive, word boundaries, at least 3 characters)."""

@@ -16,7 +16,7 @@ from typing import Literal
 
 __all__ = [
     "CJK_CHARACTERS", "LANGUAGE_CJK_SHARE", "MAX_WORD_CHARS", "cjk_share", "count_tokens", "detect_language",
-    "estimate_messages_tokens", "estimate_tokens", "is_cjk", "text_key", "token_spans",
+    "estimate_messages_tokens", "estimate_tokens", "is_cjk", "text_key", "title_core", "token_spans",
 ]
 
 _CJK_RANGES = (
@@ -106,3 +106,12 @@ def estimate_messages_tokens(messages: Iterable[Mapping[str, object]]) -> int:
 def text_key(text: str) -> str:
     """A normalised form for de-duplication: NFKC, case-folded, whitespace collapsed."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+_TITLE_QUALIFIER = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def title_core(title: str) -> str:
+    """A title without its trailing disambiguation, the name a text calls it by: ``"Tom Smith (footballer)"``
+    -> ``"Tom Smith"``."""
+    return _TITLE_QUALIFIER.sub("", title).strip()

@@ -95,7 +95,7 @@ class TitleRow(TypedDict):
 
 
 class MentionKeysStateRow(TypedDict):
-    done: bool | None
+    version: bool | int | None
 
 
 class IdsRow(TypedDict):
@@ -202,6 +202,7 @@ SWEEP_ORPHANS = Query("graph/sweep_orphans", DeletedRow)
 MENTIONS_PENDING = Query("graph/mentions_pending", IdRow)
 MENTION_KEY_COUNTS = Query("graph/mention_key_counts", MentionKeyCountRow)
 UNKEYED_TITLES = Query("graph/unkeyed_titles", TitleRow)
+QUALIFIED_TITLES = Query("graph/qualified_titles", TitleRow)
 MENTION_KEYS_STATE = Query("graph/mention_keys_state", MentionKeysStateRow)
 CHUNK_CONTEXT = Query("graph/chunk_context", ChunkContextRow)
 FIND_ENTITIES = Query("graph/find_entities", EntityMatchRow)

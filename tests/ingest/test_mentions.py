@@ -10,7 +10,7 @@ from neo4j import RoutingControl
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor, prepare_structural
 from kg.layers.corpus.writer import DocumentWriter
-from kg.layers.resource.references import mention_keys
+from kg.layers.resource.references import MENTION_KEYS_VERSION, mention_keys
 from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from loaders import load_path
@@ -131,4 +131,27 @@ def test_documents_written_before_titles_were_keyed_are_keyed_by_the_next_link(
     assert references(store) == {("Osprey Flats site log", "Heron Moor audit")}
     assert store.query("MATCH (d:Document {title: 'Heron Moor audit'}) RETURN d.mention_key AS key")[0]["key"] in (
         "heron", "moor")
-    assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS done")[0]["done"] is True
+    assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS v")[0]["v"] == MENTION_KEYS_VERSION
+
+
+def test_a_disambiguated_title_is_keyed_by_its_name_not_its_qualifier() -> None:
+    keys = mention_keys("The Boys (1991 film)")
+    assert keys is not None and "boys" in keys.terms and not {"1991", "film"} & set(keys.terms)
+
+
+def test_titles_keyed_by_their_qualifier_are_keyed_again_by_the_next_link(
+        tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    """A graph keyed by version 1 (every title term) had "The Boys (1991 film)" keyed by ``1991``, which no
+    text that calls the film "The Boys" holds; the next load keys it by its name, once."""
+    write(tmp_path / "film.md", "The Boys (1991 film)", "The Boys is a drama directed by Glenn Jordan.")
+    write(tmp_path / "plain.md", "Glenn Jordan", "Glenn Jordan directed television films.")
+    ingestor.load([tmp_path / "film.md", tmp_path / "plain.md"])
+    store.query("MATCH (d:Document {title: 'The Boys (1991 film)'}) SET d.mention_key = '1991' WITH count(*) AS n "
+                "MATCH (m:StrataMeta {id: 'strata'}) SET m.mention_keys = true", routing=WRITE)
+    plain_key = store.query("MATCH (d:Document {title: 'Glenn Jordan'}) RETURN d.mention_key AS key")[0]["key"]
+    write(tmp_path / "later.md", "Television in 1991", "Audiences met The Boys that spring.")
+    ingestor.load([tmp_path / "later.md"])
+    rows = store.query("MATCH (d:Document) RETURN d.title AS title, d.mention_key AS key")
+    keys = {r["title"]: r["key"] for r in rows}
+    assert keys["The Boys (1991 film)"] == "boys" and keys["Glenn Jordan"] == plain_key
+    assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS v")[0]["v"] == MENTION_KEYS_VERSION

@@ -11,12 +11,13 @@ from kg.errors import RetrievalError
 from kg.retrieval import RetrievalFilter, atom_candidates, make_retriever
 from kg.retrieval.common import graph_has, hits_by_id, query_vector
 from kg.retrieval.fusion import fuse
-from kg.retrieval.links import mentions_title, named_links, title_core, title_links
+from kg.retrieval.links import mentions_title, named_links, title_links
 from kg.retrieval.methods.chunk import chunk_vector_hits
 from kg.retrieval.methods.fulltext import fulltext_hits
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, hybrid_hits, hybrid_hits_with_links
+from kg.shared.text import title_core
 from kg.store.lucene import name_query
-from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus
+from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus, add_facts
 
 
 def test_chunk_vector_ranks_the_matching_chunk_first_with_cosine_scores(corpus: Corpus) -> None:
@@ -131,6 +132,14 @@ def test_strata_follows_bridge_links_and_explains_them(distilled: Corpus) -> Non
     default = make_retriever("strata", distilled.store, EMBEDDER).retrieve(
         "Where was the editor of Arthur's Magazine born?", k=3)
     assert not any(s.path in ("entity", "ppr") for h in default for s in h.sources)
+
+
+def test_strata_uses_entities_distilled_after_it_was_made(corpus: Corpus) -> None:
+    strata = make_retriever("strata", corpus.store, EMBEDDER, weights={"entity": 0.5})
+    question = "Where was the editor of Arthur's Magazine born?"
+    assert not any(s.path == "entity" for h in strata.retrieve(question, k=3) for s in h.sources)
+    add_facts(corpus)
+    assert any(s.path == "entity" for h in strata.retrieve(question, k=3) for s in h.sources)
 
 
 def test_seed_links_come_with_the_hybrid_query_and_match_a_lookup(distilled: Corpus) -> None:

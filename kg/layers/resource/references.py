@@ -10,13 +10,16 @@ database, through the full-text indexes, for every document written since it was
   stored at load time) up in ``Document.mention_key``, which finds the titles it may name.
 
 Every linkable title is keyed by one of its own name terms (:func:`choose_mention_key`), the one that keys the
-fewest documents when it is written, and a chunk that holds the title verbatim holds that term among its own:
+fewest documents when it is written, and a chunk that holds the title verbatim holds that term among its own;
+the terms are those of the title without its trailing disambiguation (``"The Boys (1991 film)"`` is keyed by
+``boys``, not ``1991``), since retrieval's title links look titles up by the name a question or a passage
+calls them (:mod:`kg.retrieval.links`):
 an index seek per chunk term finds every title it may name, and no key is shared by many titles. Looking titles
 up in the title full-text index with the chunk's terms instead scored every title holding any of them: one
 frequent title word (``Place`` in every ``bench scale`` title, ``River`` or ``John`` in an encyclopaedia)
 made each chunk's lookup grow with the corpus, quadratic in all (10,000 passages: 44 s of a 97 s ingest).
-Documents written before titles were keyed are keyed by the first link after the upgrade
-(:func:`ensure_mention_keys`).
+Documents written before titles were keyed, or keyed by a disambiguation term, are keyed again by the first link
+after the upgrade (:func:`ensure_mention_keys`).
 
 Candidates are then kept only if the chunk's text matches the title's verbatim pattern, a Java regular
 expression stored on the document at write time (``mention_pattern``). The linking runs after the
@@ -41,10 +44,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from kg.errors import Neo4jError, Neo4jUnavailable
-from kg.shared.text import is_cjk
+from kg.shared.text import is_cjk, title_core
 from kg.store.base import GraphStore
 from kg.store.lucene import STOPWORDS, escape_lucene, lookup_terms, name_query
-from kg.store.queries import MENTION_KEY_COUNTS, MENTION_KEYS_STATE, MENTIONS_PENDING, UNKEYED_TITLES
+from kg.store.queries import (
+    MENTION_KEY_COUNTS,
+    MENTION_KEYS_STATE,
+    MENTIONS_PENDING,
+    QUALIFIED_TITLES,
+    UNKEYED_TITLES,
+    TitleRow,
+)
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "assign_mention_keys", "choose_mention_key", "ensure_mention_keys",
            "link_title_mentions", "mention_keys"]
@@ -62,6 +72,9 @@ _LITERAL = re.compile(r"[\W_]")
 # Java regex: no letter, digit or underscore just before / after a title that starts / ends with one.
 _BEFORE, _AFTER = r"(?<![\p{L}\p{N}_])", r"(?![\p{L}\p{N}_])"
 _KEYED_PAGE = 5000
+# How titles are keyed: 1, every term of the title; 2, the terms of its core (no trailing disambiguation). A
+# graph keyed by an older version is keyed again once (ensure_mention_keys).
+MENTION_KEYS_VERSION = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,23 +125,34 @@ def mention_keys(title: str) -> MentionKeys | None:
     body = r"\s+".join(_LITERAL.sub(_backslashed, part) for part in clean.split(" "))
     pattern = "(?s).*" + (_BEFORE if _bounded(clean[0]) else "") + body + (_AFTER if _bounded(clean[-1]) else "") + ".*"
     return MentionKeys(query=f'text:"{escape_lucene(clean)}"', pattern=pattern,
-                       terms=tuple(lookup_terms(name_query(clean))))
+                       terms=tuple(lookup_terms(name_query(title_core(clean) or clean))))
 
 
 def ensure_mention_keys(store: GraphStore) -> int:
-    """Key the linkable documents written before titles were keyed (once per graph: a flag on the meta node
-    says it is done); returns how many were keyed."""
+    """Key the linkable documents written before titles were keyed, and key again those with a disambiguated
+    title keyed by an older :data:`MENTION_KEYS_VERSION` (once per graph: the meta node records the version);
+    returns how many were keyed."""
     state = store.read(MENTION_KEYS_STATE)
-    if state and state[0]["done"]:
+    version = state[0]["version"] if state else None
+    if version == MENTION_KEYS_VERSION:
         return 0
     keyed = 0
     while rows := store.read(UNKEYED_TITLES, limit=_KEYED_PAGE):
-        titles = {r["id"]: mention_keys(r["title"] or "") for r in rows}
-        keys = assign_mention_keys(store, {k: v for k, v in titles.items() if v is not None})
-        store.write("graph/set_mention_keys", rows=[{"id": did, "key": keys.get(did, "")} for did in titles])
-        keyed += len(rows)
-    store.write("graph/mention_keys_done")
+        keyed += _key_titles(store, rows)
+    if version is not None:  # keyed by version 1 (stored as true): every term of the title, a qualifier's too
+        after = ""
+        while rows := store.read(QUALIFIED_TITLES, after=after, limit=_KEYED_PAGE):
+            keyed += _key_titles(store, rows)
+            after = rows[-1]["id"]
+    store.write("graph/mention_keys_done", version=MENTION_KEYS_VERSION)
     return keyed
+
+
+def _key_titles(store: GraphStore, rows: Iterable[TitleRow]) -> int:
+    titles = {r["id"]: mention_keys(r["title"] or "") for r in rows}
+    keys = assign_mention_keys(store, {k: v for k, v in titles.items() if v is not None})
+    store.write("graph/set_mention_keys", rows=[{"id": did, "key": keys.get(did, "")} for did in titles])
+    return len(titles)
 
 
 def link_title_mentions(store: GraphStore, *, batch_size: int = 200, incoming_candidates: int = 2000,

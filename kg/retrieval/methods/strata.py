@@ -59,13 +59,15 @@ class StrataRetriever(Retriever):
         self.store, self.embedder = store, embedder
         self.seeds, self.candidates, self.rrf_k, self.fusion = seeds, candidates, rrf_k, fusion
         self.weights, self.path_weights = {**LINK_WEIGHTS, **weights}, dict(path_weights)
-        self._entities: bool | None = None
+        self._entities = False
         self._ppr = PPRRetriever(store, embedder) if self.weights["ppr"] > 0 else None
         # Shared by this retriever's queries: starting threads per query would cost more than it saves.
         self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-links")
 
     def _has_entities(self) -> bool:
-        if self._entities is None:
+        """Whether entity links can find anything; asked until the answer is yes, so entities distilled after
+        this retriever was made are used (a no, cached, would hold for the retriever's life)."""
+        if not self._entities:
             self._entities = graph_has(self.store, "Entity")
         return self._entities
 
