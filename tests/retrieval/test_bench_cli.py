@@ -77,3 +77,20 @@ def test_bench_scale_grows_one_store_and_reports_each_decade(tmp_path: Path) -> 
             assert set(latency) == {"p50_ms", "p95_ms"}
             numbers += [latency["p50_ms"], latency["p95_ms"]]
         assert all(isinstance(n, int | float) and n > 0 for n in numbers), decade
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_bench_distill_times_the_default_one_call_per_chunk(tmp_path: Path) -> None:
+    """The LLM half answers the call distillation makes by default (atoms_triples), so it times that path, not
+    a failed call and a fallback to one call per layer."""
+    out = tmp_path / "distill.json"
+    result = CliRunner().invoke(app, ["bench", "distill", "--passages", "12", "--sizes", "300", "--mentions", "20",
+                                      "--corpus", str(tmp_path / "none.json"), "--json", str(out)],
+                                env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text("utf-8"))
+    calls = report["llm"]["by_task"]
+    assert set(calls) == {"atoms_triples"} and report["llm"]["failed"] == 0
+    assert calls["atoms_triples"]["calls"] == report["chunks"] == 12
+    assert [p["existing_entities"] for p in report["resolution"]] == [300]

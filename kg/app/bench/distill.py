@@ -74,18 +74,27 @@ class DistillBenchReport:
 
 
 def _scripted_reply(body: dict[str, Any]) -> Any:
-    """Atomic questions and triples derived from the chunk text: realistic sizes, no model."""
+    """Atomic questions and triples derived from the chunk text: realistic sizes, no model. Answers the one
+    call per chunk that distillation makes by default (``atoms_triples``) and each layer's own task."""
     task = body.get("response_format", {}).get("json_schema", {}).get("name", "")
     text = body["messages"][-1]["content"].split(":", 1)[-1]
-    sents = sentences(text)
     if task == "atomic_questions":
-        return {"questions": [f"What does the passage say in sentence {i}: {s[:60]}?" for i, s in enumerate(sents)]}
+        return {"questions": _questions(text)}
     if task == "triples":
-        caps = [w.strip(".,;()\"'") for w in text.split() if w[:1].isupper()]
-        pairs = list(itertools.pairwise(caps))[:6]
-        return {"triples": [{"head": a, "head_type": "Entity", "relation": "related_to", "tail": b,
-                             "tail_type": "Entity"} for a, b in pairs if a and b]}
+        return {"triples": _triples(text)}
+    if task == "atoms_triples":
+        return {"questions": _questions(text), "triples": _triples(text)}
     return {"error": task}
+
+
+def _questions(text: str) -> list[str]:
+    return [f"What does the passage say in sentence {i}: {s[:60]}?" for i, s in enumerate(sentences(text))]
+
+
+def _triples(text: str) -> list[dict[str, str]]:
+    caps = [w.strip(".,;()\"'") for w in text.split() if w[:1].isupper()]
+    return [{"head": a, "head_type": "Entity", "relation": "related_to", "tail": b, "tail_type": "Entity"}
+            for a, b in list(itertools.pairwise(caps))[:6] if a and b]
 
 
 def _passages(corpus: Path | None, n: int) -> dict[str, str]:
