@@ -33,16 +33,20 @@ import socket
 import subprocess
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+
+import psutil
 
 from kg.errors import MissingToolError, PortInUseError, ProvisioningError, StartTimeoutError
 from kg.settings import LocalServerSettings
 from kg.shared.private import PRIVATE_UMASK, private_dir
 from kg.shared.processes import alive, cmdline, log_tail, port_taken, terminate
 
-__all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo", "running_pid", "stop_server"]
+__all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo", "memory_shortfall", "running_pid", "size_bytes",
+           "stop_server"]
 
 log = logging.getLogger(__name__)
 
@@ -305,6 +309,11 @@ class LocalNeo4j:
                     "ports with STRATA_NEO4J_BOLT_PORT / STRATA_NEO4J_HTTP_PORT"
                 )
         self.ensure_jars()
+        short = memory_shortfall(self.settings.heap, self.settings.pagecache)
+        if short:
+            log.warning("starting Neo4j in %s: %s; the kernel may kill this or another process (stop servers you "
+                        "do not need: strata neo4j stop, or set STRATA_NEO4J_HEAP / STRATA_NEO4J_PAGECACHE)",
+                        self.home, short)
         self.write_conf()
         self.install_plugins()
         self._set_initial_password(java)
@@ -347,6 +356,36 @@ class LocalNeo4j:
 
     def log_tail(self, lines: int = 25) -> str:
         return log_tail([self.logs_dir / "neo4j.log", self.console_log, self.logs_dir / "debug.log"], lines)
+
+
+_SIZE = re.compile(r"(\d+)\s*([kmgt]?)b?", re.IGNORECASE)
+# What the JVM takes beyond the heap and the page cache (code cache, metaspace, threads, Lucene's buffers).
+JVM_OVERHEAD_BYTES = 512 * 2**20
+
+
+def size_bytes(size: str) -> int:
+    """A Neo4j memory size (``"3g"``, ``"1536m"``, ``"512k"``, plain bytes) in bytes.
+
+    >>> size_bytes("1536m") == 1536 * 2**20
+    True
+    """
+    match = _SIZE.fullmatch(size.strip())
+    if match is None:
+        raise ProvisioningError(f"not a memory size: {size!r} (write it as 512m, 2g, ...)")
+    return int(match.group(1)) << (10 * "bkmgt".index(match.group(2).lower() or "b"))
+
+
+def memory_shortfall(heap: str, pagecache: str,
+                     available: Callable[[], int] = lambda: int(psutil.virtual_memory().available)) -> str | None:
+    """Why a server with this heap and page cache would not fit the memory now free, or None when it fits.
+    Every server and local model on the machine holds its share until stopped (seven servers and two models
+    exhausted 24 GB here once, and the kernel killed a model mid-evaluation)."""
+    needed = size_bytes(heap) + size_bytes(pagecache) + JVM_OVERHEAD_BYTES
+    free = available()
+    if free >= needed:
+        return None
+    return (f"it needs about {needed / 2**30:.1f} GiB (heap {heap}, page cache {pagecache}, JVM) and "
+            f"{free / 2**30:.1f} GiB is available")
 
 
 def _pid_file(home: Path) -> Path:

@@ -4,18 +4,22 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 import socket
 import threading
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
+import psutil
 import pytest
 from neo4j import RoutingControl
 from pydantic import SecretStr
 
-from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError, StartTimeoutError
+from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError, ProvisioningError, StartTimeoutError
 from kg.provisioning import LocalNeo4j
+from kg.provisioning.local import memory_shortfall, size_bytes
 from kg.settings import LocalServerSettings, free_port
 from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import jar_cache_dir
@@ -87,7 +91,8 @@ def test_port_taken_is_reported(tmp_path: Path) -> None:
 
 
 @pytest.mark.neo4j
-def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
+def test_start_again_status_stop_and_stale_pid(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                               caplog: pytest.LogCaptureFixture) -> None:
     server = make_server(tmp_path)
     info = server.start()
     try:
@@ -116,8 +121,11 @@ def test_start_again_status_stop_and_stale_pid(tmp_path: Path) -> None:
     assert server.running_pid() is None
     assert not server.pid_file.exists()
 
-    # Data persists across stop and start.
-    info = server.start()
+    # Data persists across stop and start; a start that would not fit the free memory says so, and starts.
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=300 * 2**20))
+    with caplog.at_level(logging.WARNING, logger="kg.provisioning.local"):
+        info = server.start()
+    assert "needs about 1.1 GiB (heap 512m, page cache 128m, JVM) and 0.3 GiB is available" in caplog.text
     try:
         with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password) as store:
             rows = store.query("MATCH (p:Probe) RETURN p.id AS id")
@@ -158,3 +166,13 @@ def test_start_timeout_reports_the_log_and_leaves_nothing_running(tmp_path: Path
         server.start()
     assert str(server.console_log) in str(caught.value)
     assert server.running_pid() is None and not server.pid_file.exists()
+
+
+def test_memory_sizes_and_the_shortfall_of_a_start() -> None:
+    assert [size_bytes(x) for x in ("512m", "2g", "64k", "1024", "1G")] == [
+        512 * 2**20, 2 * 2**30, 64 * 2**10, 1024, 2**30]
+    with pytest.raises(ProvisioningError, match="not a memory size: 'lots'"):
+        size_bytes("lots")
+    assert memory_shortfall("1g", "512m", available=lambda: 3 * 2**30) is None
+    assert memory_shortfall("1g", "512m", available=lambda: 2**30) == (
+        "it needs about 2.0 GiB (heap 1g, page cache 512m, JVM) and 1.0 GiB is available")
