@@ -8,9 +8,11 @@ What happens to an answer (:func:`hold_to_sources`):
   it [1], and an alarm was added [2]": [1] for its first half); a sentence that is only markers, "[2]", is checked
   as the sentence before it. A marker that supports neither is removed from that sentence and counted in
   ``unsupported_citations`` (once per sentence it was removed from); a sentence none of whose markers stands
-  cites instead the given chunk that supports it best by key tokens, when one does (the model, or the extractive
-  answerer, named the wrong one of the chunks it was given). A number the model listed without writing it in
-  the text is kept when it supports some sentence of the answer (or the whole answer), else dropped and counted.
+  cites instead the given chunk that supports it best by key tokens, when one does, else the pair of given chunks
+  that holds it together (the model, or the extractive answerer, named the wrong one of the chunks it was given,
+  or one of the two a comparison needs). A number the model listed without writing it in the text is kept when it
+  supports some sentence of the answer (or the whole answer), else dropped and counted; an answer whose listed
+  numbers all fail, with no marker in its text, cites the given chunk or pair that holds it, as above.
   A sentence citing several chunks, none of which holds it alone, keeps them all when together they do and each
   holds part of it ("Yes [2][3]": both directors, one per chunk; by key tokens only);
 * when no supported citation is left (including an answer that cited nothing, which is how the answer prompt
@@ -26,6 +28,7 @@ What happens to an answer (:func:`hold_to_sources`):
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -34,7 +37,7 @@ from kg.retrieval.base import Hit
 from kg.shared.text import detect_language
 from loaders import split_sentences
 from reasoning.citations.base import CitationVerifier, Claim
-from reasoning.citations.tokens import common_tokens, joint_score, score
+from reasoning.citations.tokens import common_tokens, joint_score, key_tokens, score
 from reasoning.evidence import MARKER, check_citations, strip_markers
 from reasoning.types import Answer
 
@@ -83,16 +86,28 @@ def _clauses(sentence: str) -> dict[int, str]:
     return out
 
 
-def _best_source(claim: Claim, evidence: Sequence[Hit], verifier: CitationVerifier) -> int | None:
-    """The number of the given chunk whose key tokens support ``claim`` best, if the verifier agrees (so at
-    most one entailment call), or None."""
+def _best_sources(claim: Claim, evidence: Sequence[Hit], verifier: CitationVerifier) -> list[int]:
+    """The numbers of the given chunks that support ``claim`` best: the one whose key tokens do, if the verifier
+    agrees (so at most one entailment call); else, for a claim that states nothing the question does not name
+    (a comparison's "Yes, both are directors", "The Exies"), the pair that holds it together, each chunk part of
+    it, by key tokens as a sentence citing both is held; else none. A claim with words of its own ("1947" to "When
+    was Steve Inskeep born?") is never pieced together from two chunks: one names Inskeep, another a birth in
+    1947, and neither says he was born then."""
     scored = [(found.score, -n) for n, hit in enumerate(evidence, 1)
               if (found := score(replace(claim, source=hit.text, title=hit.title))).supported]
-    if not scored:
-        return None
-    n = -max(scored)[1]
-    hit = evidence[n - 1]
-    return n if verifier.support(replace(claim, source=hit.text, title=hit.title)).supported else None
+    if scored:
+        n = -max(scored)[1]
+        hit = evidence[n - 1]
+        return [n] if verifier.support(replace(claim, source=hit.text, title=hit.title)).supported else []
+    if not key_tokens(claim.sentence) <= key_tokens(claim.question):
+        return []
+    pairs = [(found.score, -a, -b) for a, b in itertools.combinations(range(1, len(evidence) + 1), 2)
+             if (found := joint_score(claim, [(evidence[a - 1].text, evidence[a - 1].title),
+                                              (evidence[b - 1].text, evidence[b - 1].title)])).supported]
+    if not pairs:
+        return []
+    _, a, b = max(pairs)
+    return [-a, -b]
 
 
 def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: CitationVerifier,
@@ -126,24 +141,28 @@ def hold_markers(text: str, question: str, evidence: Sequence[Hit], verifier: Ci
                 [(evidence[n - 1].text, evidence[n - 1].title) for n in cited]).supported:
             failed = []  # the sentence's sources hold it together (a comparison: one fact per source)
         unsupported += len(failed)
-        other = (_best_source(Claim(claim, question, "", whole_answer=whole, common=common), evidence, verifier)
-                 if failed and len(failed) == len(cited) else None)
+        others = (_best_sources(Claim(claim, question, "", whole_answer=whole, common=common), evidence, verifier)
+                  if failed and len(failed) == len(cited) else [])
         for n in failed:
-            # A sentence none of whose sources hold it cites the given chunk that does, if one does.
-            sentence = sentence.replace(f"[{n}]", f"[{other}]" if other and n == failed[0] else "")
+            # A sentence none of whose sources hold it cites the given chunks that do, if some do.
+            sentence = sentence.replace(f"[{n}]", "".join(f"[{o}]" for o in others) if n == failed[0] else "")
         pieces += [text[last:a], sentence]
         last = b
     cleaned = "".join([*pieces, text[last:]])
     cleaned = re.sub(r"[ \t]+([.,;:!?\u3002\uff0c])", r"\1", re.sub(r"[ \t]{2,}", " ", cleaned)).strip()
     in_text = {int(m) for m in MARKER.findall(text)}
     kept = []
-    for n in dict.fromkeys(listed):
-        if n in in_text:
-            continue
+    only_listed = [n for n in dict.fromkeys(listed) if n not in in_text]
+    for n in only_listed:
         if supports(n, *claims):
             kept.append(n)
         else:
             unsupported += 1
+    if only_listed and not kept and not in_text:
+        # The model cited chunks it was given, none of which holds the answer alone: it cites the given chunks
+        # that do, as a sentence citing the wrong chunk does.
+        said = strip_markers(text)
+        kept = _best_sources(Claim(said, question, "", whole_answer=True, common=common), evidence, verifier)
     return Held(cleaned, kept, unsupported)
 
 

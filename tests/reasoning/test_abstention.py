@@ -209,3 +209,21 @@ def test_a_comparison_cites_one_fact_per_source_and_needs_them_together() -> Non
     # Each alone holds half of it; one of them with an unrelated chunk does not hold it together.
     alone = hold_to_sources(written(question, "Yes [1][2].", hits(nolan, TURBINES)), TokenVerifier())
     assert alone.abstained and alone.unsupported_citations == 2
+
+
+def test_a_comparison_citing_one_of_its_two_sources_cites_both() -> None:
+    """The 1.5B's reply to the HotpotQA comparison: the right answer, listing only the chunk about one director;
+    the two given chunks that hold it together are cited instead, and the one it listed is counted."""
+    nolan = "Christopher Nolan is a British-American film director, producer and screenwriter."
+    kalathil = "Sathish Kalathil is an Indian film and documentary director and producer in Malayalam."
+    question = "Are Christopher Nolan and Sathish Kalathil both film directors?"
+    reply = "Yes, Christopher Nolan and Sathish Kalathil are both film directors."
+    evidence = hits(TURBINES, kalathil, POLICY, nolan)
+    listed = hold_to_sources(written(question, reply, evidence, listed=(2,)), TokenVerifier())
+    assert not listed.abstained and [c.marker for c in listed.citations] == [2, 4]
+    assert listed.unsupported_citations == 1
+    in_text = hold_to_sources(written(question, "Yes [4].", evidence), TokenVerifier())
+    assert in_text.answer == "Yes [2][4]." and in_text.unsupported_citations == 1
+    # No pair of the given chunks holds it: the answer still abstains.
+    alone = hold_to_sources(written(question, reply, hits(nolan, TURBINES), listed=(1,)), TokenVerifier())
+    assert alone.abstained and alone.unsupported_citations == 1
