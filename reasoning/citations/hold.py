@@ -37,7 +37,7 @@ from kg.retrieval.base import Hit
 from kg.shared.text import detect_language
 from loaders import split_sentences
 from reasoning.citations.base import CitationVerifier, Claim
-from reasoning.citations.tokens import common_tokens, joint_score, key_tokens, score
+from reasoning.citations.tokens import common_tokens, joint_score, key_tokens, name_groups, score
 from reasoning.evidence import MARKER, check_citations, strip_markers
 from reasoning.types import Answer
 
@@ -88,22 +88,30 @@ def _clauses(sentence: str) -> dict[int, str]:
 
 def _best_sources(claim: Claim, evidence: Sequence[Hit], verifier: CitationVerifier) -> list[int]:
     """The numbers of the given chunks that support ``claim`` best: the one whose key tokens do, if the verifier
-    agrees (so at most one entailment call); else, for a claim that states nothing the question does not name
-    (a comparison's "Yes, both are directors", "The Exies"), the pair that holds it together, each chunk part of
-    it, by key tokens as a sentence citing both is held; else none. A claim with words of its own ("1947" to "When
-    was Steve Inskeep born?") is never pieced together from two chunks: one names Inskeep, another a birth in
-    1947, and neither says he was born then."""
+    agrees (so at most one entailment call); else, for a comparison (a question naming two things, a claim that
+    states nothing it does not name: "Yes, both are directors", "The Exies"), the pair of chunks about two of
+    the things named that holds it together, by key tokens as a sentence citing both is held; else none. Nothing
+    else is pieced together from two chunks: "1947" to "When was Steve Inskeep born?" from one naming Inskeep and
+    another a birth in 1947, or "Yes" to "Did Vestas supply the alarm?" from one naming Vestas and another the
+    alarm, would be claims neither chunk makes."""
     scored = [(found.score, -n) for n, hit in enumerate(evidence, 1)
               if (found := score(replace(claim, source=hit.text, title=hit.title))).supported]
     if scored:
         n = -max(scored)[1]
         hit = evidence[n - 1]
         return [n] if verifier.support(replace(claim, source=hit.text, title=hit.title)).supported else []
-    if not key_tokens(claim.sentence) <= key_tokens(claim.question):
+    compared = name_groups(claim.question)
+    if len(compared) < 2 or not key_tokens(claim.sentence) <= key_tokens(claim.question):
         return []
+
+    about = []  # per given chunk, which of the compared names it names
+    for hit in evidence:
+        present = key_tokens(hit.text) | key_tokens(hit.title)
+        about.append({i for i, name in enumerate(compared) if name & present})
     pairs = [(found.score, -a, -b) for a, b in itertools.combinations(range(1, len(evidence) + 1), 2)
-             if (found := joint_score(claim, [(evidence[a - 1].text, evidence[a - 1].title),
-                                              (evidence[b - 1].text, evidence[b - 1].title)])).supported]
+             if any(i != j for i in about[a - 1] for j in about[b - 1])
+             and (found := joint_score(claim, [(evidence[a - 1].text, evidence[a - 1].title),
+                                               (evidence[b - 1].text, evidence[b - 1].title)])).supported]
     if not pairs:
         return []
     _, a, b = max(pairs)

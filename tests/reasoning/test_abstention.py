@@ -227,3 +227,7 @@ def test_a_comparison_citing_one_of_its_two_sources_cites_both() -> None:
     # No pair of the given chunks holds it: the answer still abstains.
     alone = hold_to_sources(written(question, reply, hits(nolan, TURBINES), listed=(1,)), TokenVerifier())
     assert alone.abstained and alone.unsupported_citations == 1
+    # A question about one thing is not a comparison: two chunks that each hold part of it are not a source.
+    vestas = hold_to_sources(written("Did Vestas supply the oil temperature alarm?", "Yes.", hits(TURBINES, POLICY),
+                                     listed=(1,)), TokenVerifier())
+    assert vestas.abstained
