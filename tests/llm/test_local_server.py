@@ -28,8 +28,8 @@ def require_runtime() -> None:
 
 
 def settings(tmp_path: Path, **fields: object) -> LocalLLMSettings:
-    return LocalLLMSettings(home=tmp_path / "llm", cache_dir=tmp_path / "cache", start_timeout_s=60,
-                            **fields)  # type: ignore[arg-type]
+    return LocalLLMSettings(**{"home": tmp_path / "llm", "cache_dir": tmp_path / "cache", "start_timeout_s": 60,
+                               **fields})  # type: ignore[arg-type]
 
 
 def test_a_stale_pid_file_is_removed(tmp_path: Path) -> None:
@@ -93,3 +93,25 @@ def test_alive_sees_a_process_end() -> None:
     child.kill()
     child.wait()
     assert not alive(child.pid)
+
+
+def test_a_server_that_answered_once_is_used_without_waiting_for_a_probe(tmp_path: Path) -> None:
+    """A one-slot server busy with another client's generation answers no probe for minutes; once it has
+    answered (``ready`` in its info file), a second client uses it at once, and its requests queue there."""
+    port = free_port()
+    busy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", str(port)])
+    try:
+        server = LocalLLMServer(settings(tmp_path, port=port, start_timeout_s=1))
+        server.home.mkdir(parents=True)
+        server.pid_file.write_text(f"{busy.pid}\n")
+        info = {"base_url": f"http://127.0.0.1:{port}/v1", "alias": "m", "model": "m", "model_file": "/x.gguf",
+                "port": port, "threads": 1, "context_tokens": 512, "runtime": "llama-cpp-python", "pid": busy.pid}
+        server.info_file.write_text(json.dumps(info))
+        with pytest.raises(LLMProvisioningError, match="did not answer"):
+            LocalLLMServer(settings(tmp_path, port=port, model="m", start_timeout_s=1)).start()
+        server.info_file.write_text(json.dumps({**info, "ready": True}))
+        found = LocalLLMServer(settings(tmp_path, port=port, model="m", start_timeout_s=1)).start()
+        assert found.pid == busy.pid and not found.started
+    finally:
+        busy.kill()
+        busy.wait()

@@ -64,6 +64,9 @@ class LocalLLMInfo:
     runtime: Runtime
     pid: int
     started: bool = False
+    # The server has answered once: it has loaded its model, and a later client does not wait for it to answer a
+    # probe (a one-slot server busy with another client's long generation answers nothing for minutes).
+    ready: bool = False
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)
@@ -146,7 +149,8 @@ class LocalLLMServer:
                 raise LLMProvisioningError(
                     f"the local LLM server runs {found.model!r}, not {self.settings.model!r}: "
                     "`strata llm stop` first to switch models")
-            self._wait_ready(found.pid, found.port, found.alias)
+            if not found.ready:
+                self._wait_ready(found.pid, found.port, found.alias)
             return replace(found, started=False)
         runtime = find_runtime()
         if runtime is None:
@@ -183,6 +187,8 @@ class LocalLLMServer:
             terminate(proc.pid, timeout_s=10)
             self._forget()
             raise
+        info = replace(info, ready=True)
+        write_private(self.info_file, json.dumps(info.to_json(), indent=2))
         return info
 
     def stop(self, timeout_s: float = 30.0) -> bool:
