@@ -33,11 +33,14 @@ def alive(pid: int) -> bool:
 
 
 def cmdline(pid: int) -> list[bytes] | None:
-    """The command line of ``pid`` from /proc, or None where there is no /proc (macOS) or it is gone."""
+    """The command line of ``pid`` from /proc, or None when it cannot be told: no /proc (macOS), the process is
+    gone, or /proc shows an empty one (a process between fork and exec, as one just started is for a moment:
+    taken for a stranger, its pid file was removed as stale)."""
     try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
     except OSError:
         return None
+    return raw.split(b"\0") if raw else None
 
 
 def port_taken(port: int, host: str = "127.0.0.1") -> bool:
