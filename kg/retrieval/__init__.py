@@ -103,7 +103,7 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
                                          coarse=s.coarse)
     if isinstance(s, KG2RAGSettings):
         return KG2RAGRetriever(store, embedder, hops=s.hops, seeds=s.seeds, max_facts=s.max_facts,
-                               reranker=s.reranker)
+                               hub_facts=s.hub_facts, reranker=s.reranker)
     if isinstance(s, PGRAGSettings):
         return PGRAGRetriever(store, embedder, llm=llm, anchors=s.anchors, threshold=s.threshold,
                               support=s.support, ambiguity=s.ambiguity)

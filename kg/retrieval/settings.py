@@ -89,11 +89,16 @@ class MultigrainSettings(_Settings):
 
 
 class KG2RAGSettings(_Settings):
-    """``kg2rag``: ``seeds`` chunks, facts ``hops`` away (at most ``max_facts``), an optional cross-encoder."""
+    """``kg2rag``: ``seeds`` chunks, facts ``hops`` away (at most ``max_facts``), an optional cross-encoder.
+
+    ``hub_facts``: an entity with more facts than this is not expanded (``None``: every entity is). Its facts
+    could only be ranked by their chunks' cosine, which the seed search already did, at a cost linear in their
+    number (docs/retrieval.md, "kg2rag at scale")."""
 
     hops: int = 1
     seeds: int = 5
     max_facts: int = 200
+    hub_facts: int | None = 2000
     reranker: Reranker | None = None
 
 

@@ -74,3 +74,17 @@ def test_kg2rag_hits_explain_the_fact_that_brought_them(distilled: Corpus) -> No
     newburgh = next(h for h in two if h.title == "Newburgh")
     assert [src.via for src in newburgh.sources if src.path == "hop"] == [
         "Arthur's Magazine > Timothy Shay Arthur > Newburgh"]
+
+
+def test_kg2rag_does_not_expand_through_an_entity_with_more_facts_than_hub_facts(distilled: Corpus) -> None:
+    arthur = "e:timothy shay arthur"
+    facts = distilled.store.query("MATCH (:Entity {id: $id})<-[:SUBJECT|OBJECT]-(f:Fact) RETURN count(f) AS n",
+                                  id=arthur)[0]["n"]
+
+    def expanded_through(hub_facts: int) -> set[str | None]:
+        hits = KG2RAGRetriever(distilled.store, EMBEDDER, seeds=1, hub_facts=hub_facts).retrieve(
+            "Arthur's Magazine periodical", k=3)
+        return {src.via_id for h in hits for src in h.sources if src.path == "hop"}
+
+    assert arthur in expanded_through(facts)  # at the bound it is still walked
+    assert arthur not in expanded_through(facts - 1)

@@ -143,9 +143,10 @@ class KG2RAGRetriever(Retriever):
     name = "kg2rag"
 
     def __init__(self, store: GraphStore, embedder: Embedder, *, hops: int = 1, seeds: int = 5,
-                 max_facts: int = 200, reranker: Reranker | None = None) -> None:
+                 max_facts: int = 200, hub_facts: int | None = 2000, reranker: Reranker | None = None) -> None:
         self.store, self.embedder = store, embedder
         self.hops, self.seeds, self.max_facts, self.reranker = hops, seeds, max_facts, reranker
+        self.hub_facts = hub_facts
 
     def _expand(self, vector: list[float], seeds: Sequence[Hit], where: RetrievalFilter | None) -> list[FactEdge]:
         order = {h.chunk_id: n for n, h in enumerate(seeds)}
@@ -161,7 +162,7 @@ class KG2RAGRetriever(Retriever):
             if not frontier:
                 break
             hops = self.store.read(KG2RAG_HOP, entity_ids=frontier, vector=vector,
-                                   max_facts=self.max_facts, **params)
+                                   max_facts=self.max_facts, hub_facts=self.hub_facts, **params)
             ends = set(frontier)
             frontier = []
             for r in hops:
