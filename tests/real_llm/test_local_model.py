@@ -147,7 +147,7 @@ _ALARM = ("Which alarm was added after the failure of the turbine that Vestas su
 # fixed: decompose's one candidate (no selection call) was the turbine table's chunk, whose row does not state the
 # cost, so the checked answer abstains; with the answer prompt's abstention example (v3) the model says the
 # two-hop alarm is not in the sources (naive-r), and decompose finds no atom candidate for it.
-_ABSTAINS = "0.5B abstains here since the citation check, answer prompt v3 and decompose's budget (issue #15 open)"
+_ABSTAINS = "0.5B abstains here since the citation check, answer prompt v3 and decompose's budget (a known limit)"
 
 
 @pytest.mark.parametrize(("question", "expected", "method"), [
