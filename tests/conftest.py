@@ -19,10 +19,12 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 
 from kg.provisioning import LocalNeo4j
 from kg.provisioning.docker import docker_available
@@ -33,6 +35,14 @@ from kg.store.neo4j_store import Neo4jGraphStore
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
+
+
+def cli_output(result: Result) -> str:
+    """A CLI run's output, with the traceback of an exception the command let escape: CliRunner keeps it
+    apart, and a failure in CI is otherwise only its message."""
+    if result.exc_info is None or isinstance(result.exception, SystemExit):
+        return result.output
+    return result.output + "\n" + "".join(traceback.format_exception(*result.exc_info))
 
 
 def jar_cache_dir() -> Path:

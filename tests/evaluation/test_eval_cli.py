@@ -18,6 +18,7 @@ from kg.errors import ConfigError
 from kg.settings import LLMSettings
 from kg.testing import ScriptedLLMServer
 from loaders import load_questions
+from tests.conftest import cli_output
 
 
 @pytest.mark.neo4j
@@ -30,7 +31,7 @@ def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_pa
     runner = CliRunner()
     result = runner.invoke(app, ["eval", "qa", "--dataset", str(dataset), "--methods", "naive-r,decompose",
                                  "--limit", "3", "--json", str(out)], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     # The PIKE-RAG protocol: the knowledge base holds the three questions' own paragraphs, no more.
     paragraphs = {p for q in questions for p in q.passages}
@@ -57,7 +58,7 @@ def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_pa
 
     first = questions[0]
     shown = runner.invoke(app, ["eval", "show", str(out), "--question", first.id], env=env)
-    assert shown.exit_code == 0, shown.output
+    assert shown.exit_code == 0, cli_output(shown)
     assert first.question in shown.output and "[naive-r]" in shown.output and "[decompose]" in shown.output
     assert repr(records[0]["prediction"]) in shown.output
     as_json = runner.invoke(app, ["eval", "show", str(out), "--question", first.id, "--json"], env=env)
@@ -81,7 +82,7 @@ def test_offline_layers_with_a_model_pay_only_for_the_answers(shared_data: Path,
         result = CliRunner().invoke(app, ["eval", "qa", "--dataset", str(dataset), "--methods", "naive-r",
                                           "--limit", "2", "--offline-layers", "--json", str(out)], env=env)
         tasks = {r.task for r in server.chat_requests()}
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert report["distillation"]["offline"] is True and report["distillation"]["llm"]["calls"] == 0
     assert tasks == {"answer", "judge"}  # no distillation task reached the model (it also judges, by default)

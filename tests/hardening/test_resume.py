@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from kg.app.cli import app
 from kg.store.base import GraphStore
-from tests.conftest import TestServer
+from tests.conftest import TestServer, cli_output
 from tests.surfaces.test_cli import server_env
 
 runner = CliRunner()
@@ -31,7 +31,7 @@ def test_a_load_resumes_pending_distillation_and_reports_what_is_left(
     env = server_env(neo4j_server, tmp_path / "home")
     folder = corpus(tmp_path / "corpus")
     first = runner.invoke(app, ["load", str(folder), "--distill", "none", "--json", "-"], env=env)
-    assert first.exit_code == 0, first.output
+    assert first.exit_code == 0, cli_output(first)
     report = json.loads(first.stdout)
     chunks = store.query("MATCH (c:Chunk) RETURN count(c) AS n")[0]["n"]
     assert report["pending"] == {"atoms": chunks, "triples": chunks}
@@ -46,7 +46,7 @@ def test_a_load_resumes_pending_distillation_and_reports_what_is_left(
     assert json.loads(runner.invoke(app, ["stats", "--json"], env=env).stdout)["pending"]["atoms"] > 0
 
     again = runner.invoke(app, ["load", str(folder), "--json", "-"], env=env)
-    assert again.exit_code == 0, again.output
+    assert again.exit_code == 0, cli_output(again)
     data = json.loads(again.stdout)
     assert data["summary"]["unchanged"] == 4
     assert data["pending"] == {"atoms": 0, "triples": 0} and "pending_hint" not in data

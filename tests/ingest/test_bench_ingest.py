@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
+from tests.conftest import cli_output
 
 
 @pytest.mark.neo4j
@@ -19,7 +20,7 @@ def test_bench_ingest_reports_both_writers(tmp_path: Path) -> None:
     out = tmp_path / "bench.json"
     result = CliRunner().invoke(app, ["bench", "ingest", "--passages", "40", "--json", str(out)],
                                 env={"STRATA_HOME": str(tmp_path / "home")})
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert {"passages", "batched_chunks_per_s", "naive_chunks_per_s", "ratio", "peak_rss_mb"} <= set(report)
     assert report["passages"] == 40 and report["chunks"] >= 40

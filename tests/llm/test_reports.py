@@ -15,7 +15,7 @@ from kg.embeddings import HashingEmbedder
 from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from kg.testing.scripted_llm import ScriptedLLMServer
-from tests.conftest import TestServer
+from tests.conftest import TestServer, cli_output
 
 PRICES = {"scripted-model": [1.5, 6.0]}
 COUNTERS = {"calls", "cache_hits", "prompt_tokens", "completion_tokens", "cost_usd"}
@@ -75,7 +75,7 @@ def test_load_and_ask_report_what_the_server_reported(cli_env: dict[str, str], s
         runner = CliRunner()
 
         loaded = runner.invoke(app, ["load", str(tmp_path / "docs"), "--distill", "atoms", "--json", "-"], env=env)
-        assert loaded.exit_code == 0, loaded.output
+        assert loaded.exit_code == 0, cli_output(loaded)
         report = json.loads(loaded.stdout)
         assert {"enhanced_chunk", "atomic_questions"} <= set(report["llm"]["by_task"])
         assert_block(report["llm"], expected_block(server))  # includes the distillation after loading
@@ -86,7 +86,7 @@ def test_load_and_ask_report_what_the_server_reported(cli_env: dict[str, str], s
         store.write("meta/await_indexes", timeout_s=60)
         asked = runner.invoke(app, ["ask", "Who first hosted Morning Edition?", "--method", "naive-r", "--json"],
                               env=env)
-        assert asked.exit_code == 0, asked.output
+        assert asked.exit_code == 0, cli_output(asked)
         answer = json.loads(asked.stdout)
         assert answer["offline"] is False and list(answer["llm"]["by_task"]) == ["answer"]
         assert_block(answer["llm"], expected_block(server))
@@ -100,7 +100,7 @@ def test_offline_eval_report_has_the_llm_block(shared_data: Path, tmp_path: Path
         "eval", "retrieval", "--dataset", str(shared_data / "hotpotqa_sample" / "hotpotqa_train.json"),
         "--limit", "3", "--k", "2", "--methods", "bm25", "--json", str(out),
     ], env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert report["llm"] == {"model": None, "offline": True, "response_format": None, "calls": 0, "cache_hits": 0,
                              "prompt_tokens": 0, "completion_tokens": 0, "cost_usd": 0.0, **OUTCOMES, "by_task": {}}

@@ -15,7 +15,7 @@ from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor
 from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
-from tests.conftest import TestServer
+from tests.conftest import TestServer, cli_output
 from tests.reasoning.conftest import DOCS
 
 
@@ -33,7 +33,7 @@ def test_ask_offline_json_and_text(store: GraphStore, neo4j_server: TestServer, 
     runner = CliRunner()
     result = runner.invoke(app, ["ask", "Who was the first host of Morning Edition?", "--method", "naive-r",
                                  "--json"], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     data = json.loads(result.stdout)
     assert data["offline"] is True and data["method"] == "naive-r" and data["answer"].endswith("[1]")
     assert data["citations"][0]["title"] and data["citations"][0]["char_end"] > 0
@@ -64,7 +64,7 @@ def test_eval_qa_offline_writes_the_report_and_chart(tmp_path: Path) -> None:
     env = {"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": "", "STRATA_EMBEDDER": "hash"}
     result = CliRunner().invoke(app, ["eval", "qa", "--dataset", str(dataset), "--methods", "naive-r,zero-shot-cot",
                                       "--limit", "2", "--json", str(out)], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert set(report) == {"dataset", "protocol", "corpus", "n_questions", "n_passages", "llm", "distillation",
                            "judge", "results", "questions"}

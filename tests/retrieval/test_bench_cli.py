@@ -14,6 +14,7 @@ from kg.app.bench.query import BENCH_METHODS, generate_passages
 from kg.app.bench.scale import decade_sizes
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
+from tests.conftest import cli_output
 
 
 def test_generated_passages_are_deterministic_and_name_a_neighbour() -> None:
@@ -29,7 +30,7 @@ def test_bench_query_reports_every_method_and_the_numpy_yardstick(tmp_path: Path
     out = tmp_path / "bench.json"
     result = CliRunner().invoke(app, ["bench", "query", "--passages", "60", "--queries", "5", "--json", str(out)],
                                 env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert set(report) == {"passages", "results", "numpy_exact", "ratio_to_numpy", "distilled"}, \
         report.get("unavailable")
@@ -65,7 +66,7 @@ def test_bench_scale_grows_one_store_and_reports_each_decade(tmp_path: Path) -> 
     result = CliRunner().invoke(app, ["bench", "scale", "--passages", "200", "--first-decade", "60", "--queries", "5",
                                       "--json", str(out)],
                                 env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert set(report) == {"decades"}
     assert [d["passages"] for d in report["decades"]] == [60, 200]
@@ -88,7 +89,7 @@ def test_bench_distill_times_the_default_one_call_per_chunk(tmp_path: Path) -> N
     result = CliRunner().invoke(app, ["bench", "distill", "--passages", "12", "--sizes", "300", "--mentions", "20",
                                       "--corpus", str(tmp_path / "none.json"), "--json", str(out)],
                                 env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     calls = report["llm"]["by_task"]
     assert set(calls) == {"atoms_triples"} and report["llm"]["failed"] == 0

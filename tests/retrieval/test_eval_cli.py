@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
+from tests.conftest import cli_output
 
 
 @pytest.mark.neo4j
@@ -21,7 +22,7 @@ def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path)
         "eval", "retrieval", "--dataset", str(shared_data / "hotpotqa_sample" / "hotpotqa_train.json"),
         "--limit", "10", "--k", "2,5", "--methods", "bm25,dense,chunk,fulltext,hybrid,strata", "--json", str(out),
     ], env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert set(report) == {"dataset", "n_questions", "n_scored", "n_passages", "embedder", "llm", "results",
                            "types", "by_type"}

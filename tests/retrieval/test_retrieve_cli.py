@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 from kg.store.base import GraphStore
-from tests.conftest import TestServer
+from tests.conftest import TestServer, cli_output
 
 DOCUMENTS = {
     "elbe.md": "# The Elbe\n\nThe Elbe is a river in Central Europe. It flows past Hamburg into the North Sea.\n",
@@ -28,11 +28,11 @@ def test_retrieve_prints_hits_with_explanations(neo4j_server: TestServer, store:
     runner = CliRunner()
     loaded = runner.invoke(app, ["load", str(tmp_path / "elbe.md"), str(tmp_path / "hudson.md"), "--json", "-"],
                            env=env)
-    assert loaded.exit_code == 0, loaded.output
+    assert loaded.exit_code == 0, cli_output(loaded)
 
     result = runner.invoke(app, ["retrieve", "Which river flows past Hamburg?", "--method", "hybrid", "--k", "3",
                                  "--json"], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     hits = json.loads(result.stdout)
     assert 1 <= len(hits) <= 3
     assert hits[0]["title"] == "The Elbe" and "Hamburg" in hits[0]["text"]

@@ -16,7 +16,7 @@ from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401  (registers the commands)
 from kg.app.demo import CORPUS
 from kg.store.base import GraphStore
-from tests.conftest import TestServer
+from tests.conftest import TestServer, cli_output
 
 runner = CliRunner()
 
@@ -56,7 +56,7 @@ def test_config_never_shows_secrets(tmp_path: Path, json_flag: list[str]) -> Non
                       STRATA_LLM_BASE_URL="https://llm.example/v1", STRATA_NEO4J_URI="neo4j://db.example:7687",
                       STRATA_NEO4J_PASSWORD="neo4j-pass-abcdef")
     result = runner.invoke(app, ["config", *json_flag], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     assert "https://llm.example/v1" in result.output  # the configuration is shown...
     assert "sk-live-0123456789abcdef" not in result.output  # ...but not its secrets
     assert "neo4j-pass-abcdef" not in result.output
@@ -68,9 +68,9 @@ def test_config_never_shows_secrets(tmp_path: Path, json_flag: list[str]) -> Non
 def test_stats_counts_per_layer_and_index_state(neo4j_server: TestServer, store: GraphStore, tmp_path: Path) -> None:
     env = server_env(neo4j_server, tmp_path)
     loaded = runner.invoke(app, ["load", str(CORPUS / "gearbox-history.md"), "--json", "-"], env=env)
-    assert loaded.exit_code == 0, loaded.output
+    assert loaded.exit_code == 0, cli_output(loaded)
     result = runner.invoke(app, ["stats", "--json"], env=env)
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 0, cli_output(result)
     data = json.loads(result.stdout)
     assert data["layers"]["information-resource"] == 1
     assert data["layers"]["corpus"] == data["nodes"]["Section"] + data["nodes"]["Chunk"] + data["nodes"]["Table"] > 1
@@ -91,11 +91,11 @@ def test_delete_by_a_path_relative_to_the_current_folder(neo4j_server: TestServe
     shutil.copy(CORPUS / "gearbox-history.md", tmp_path / "notes" / "history.md")
     monkeypatch.chdir(tmp_path)
     loaded = runner.invoke(app, ["load", "notes/history.md", "--json", "-"], env=env)
-    assert loaded.exit_code == 0, loaded.output
+    assert loaded.exit_code == 0, cli_output(loaded)
 
     monkeypatch.chdir(tmp_path / "notes")  # another folder, another relative spelling of the same file
     deleted = runner.invoke(app, ["delete", "./history.md", "--json"], env=env)
-    assert deleted.exit_code == 0, deleted.output
+    assert deleted.exit_code == 0, cli_output(deleted)
     assert json.loads(deleted.stdout)["source"] == str((tmp_path / "notes" / "history.md").resolve())
     assert store.query("MATCH (d:Document) RETURN count(d) AS n") == [{"n": 0}]
     again = runner.invoke(app, ["delete", "history.md"], env=env)
@@ -112,7 +112,7 @@ def test_delete_a_qa_corpus_file_deletes_its_passages(neo4j_server: TestServer, 
     monkeypatch.chdir(tmp_path)
     assert runner.invoke(app, ["load", ".", "--distill", "none"], env=env).exit_code == 0
     deleted = runner.invoke(app, ["delete", "corpus.json", "--json"], env=env)
-    assert deleted.exit_code == 0, deleted.output
+    assert deleted.exit_code == 0, cli_output(deleted)
     assert sorted(d["title"] for d in json.loads(deleted.stdout)) == ["Gannet Bank", "Kestrel Ridge"]
     assert [r["t"] for r in store.query("MATCH (d:Document) RETURN d.title AS t")] == ["Other"]
 
@@ -124,7 +124,7 @@ def test_load_estimate_counts_the_chosen_layers_tasks_and_writes_nothing(tmp_pat
 
     def estimate(layers: str) -> dict[str, Any]:
         result = runner.invoke(app, ["load", source, "--estimate", "--distill", layers], env=env)
-        assert result.exit_code == 0, result.output
+        assert result.exit_code == 0, cli_output(result)
         return dict(json.loads(result.output))
 
     # Atoms and triples chosen together share one call per chunk (and tags with them).
@@ -158,7 +158,7 @@ def test_cache_clear_empties_what_the_clients_read(tmp_path: Path) -> None:
         cache.close()
     env = private_env(STRATA_CACHE_DIR=str(cache_dir), STRATA_HOME=str(tmp_path / "home"))
     only_llm = runner.invoke(app, ["cache", "clear", "--only", "llm", "--json"], env=env)
-    assert only_llm.exit_code == 0, only_llm.output
+    assert only_llm.exit_code == 0, cli_output(only_llm)
     assert json.loads(only_llm.output)["removed"] == {"llm": 3}
     assert len(ResponseCache.named(cache_dir, "llm")) == 0 and len(ResponseCache.named(cache_dir, "embeddings")) == 2
     both = runner.invoke(app, ["cache", "clear", "--json"], env=env)
