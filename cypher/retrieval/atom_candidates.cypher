@@ -1,8 +1,8 @@
 // PIKE-RAG Algorithm 1, the atom-to-chunk hop: the top-k atoms (one row per atom, not per chunk) at or
 // above $threshold (raw cosine), each with the chunk it points to, skipping chunks already in context.
 // Filters: $document_ids, $exclude_ids, $formats and $metadata, as in chunk_vector.cypher.
-CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a, score
-WITH a, 2 * score - 1 AS score
+CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a
+WITH a, 2 * vector.similarity.cosine(a.embedding, $vector) - 1 AS score
 WHERE score >= $threshold
 MATCH (a)-[:ATOM_OF]->(c:Chunk)
 WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)

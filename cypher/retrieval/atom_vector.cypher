@@ -1,7 +1,7 @@
 // (b) Atom vector -> [:ATOM_OF] -> chunk (PIKE-RAG Figure 11, path b). Atoms at or above $threshold
 // (raw cosine) lead to their chunk; each chunk keeps its best atom, which explains the hit.
-CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a, score
-WITH a, 2 * score - 1 AS score
+CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a
+WITH a, 2 * vector.similarity.cosine(a.embedding, $vector) - 1 AS score
 WHERE score >= $threshold
 MATCH (a)-[:ATOM_OF]->(c:Chunk)
 WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)

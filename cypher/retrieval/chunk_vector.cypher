@@ -1,8 +1,9 @@
-// (a) Chunk vector top-k (PIKE-RAG Figure 11, path a). Scores are raw cosine: Neo4j's cosine index
-// returns (1 + cos) / 2, mapped back so thresholds read like the papers' (0.5 means cos >= 0.5).
+// (a) Chunk vector top-k (PIKE-RAG Figure 11, path a). The index finds $candidates; each is scored by the
+// exact cosine of the stored vectors (the quantized index's own score is approximate: docs/schema.md), as a
+// raw cosine so thresholds read like the papers' (0.5 means cos >= 0.5).
 // Filters: $document_ids (null = all), $exclude_ids, $formats and $metadata ("key=value") on the Document.
-CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
-WITH c, 2 * score - 1 AS score
+CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c
+WITH c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS score
 WHERE score >= $threshold
   AND ($document_ids IS NULL OR c.document_id IN $document_ids)
   AND NOT c.id IN $exclude_ids

@@ -19,13 +19,13 @@
 // $question_keys) as question_links: title_links.cypher's lookup, without a second round trip.
 CALL () {
   WITH 1 AS run WHERE $weights.chunk > 0
-  CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c, score
-  WITH c, 2 * score - 1 AS score WHERE score >= $threshold
+  CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c
+  WITH c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS score WHERE score >= $threshold
   RETURN 'chunk' AS path, c, score, null AS via, null AS via_id
   UNION ALL
   WITH 1 AS run WHERE $weights.atom > 0
-  CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a, score
-  WITH a, 2 * score - 1 AS score WHERE score >= $atom_threshold
+  CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a
+  WITH a, 2 * vector.similarity.cosine(a.embedding, $vector) - 1 AS score WHERE score >= $atom_threshold
   MATCH (a)-[:ATOM_OF]->(c:Chunk)
   RETURN 'atom' AS path, c, score, a.text AS via, a.id AS via_id
   UNION ALL

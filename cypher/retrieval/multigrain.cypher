@@ -8,13 +8,13 @@ CALL () {
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c
   RETURN c, null AS up, null AS via, null AS via_id
   UNION ALL
-  CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a, score
+  CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a
   MATCH (a)-[:ATOM_OF]->(c:Chunk)
-  RETURN c, 2 * score - 1 AS up, a.text AS via, a.id AS via_id
+  RETURN c, 2 * vector.similarity.cosine(a.embedding, $vector) - 1 AS up, a.text AS via, a.id AS via_id
   UNION ALL
-  CALL db.index.vector.queryNodes('fact_embedding', $candidates, $vector) YIELD node AS f, score
+  CALL db.index.vector.queryNodes('fact_embedding', $candidates, $vector) YIELD node AS f
   MATCH (f)-[:FACT_OF]->(c:Chunk)
-  RETURN c, 2 * score - 1 AS up, f.text AS via, f.id AS via_id
+  RETURN c, 2 * vector.similarity.cosine(f.embedding, $vector) - 1 AS up, f.text AS via, f.id AS via_id
   UNION ALL
   CALL db.index.vector.queryNodes('section_embedding', $coarse, $vector) YIELD node AS s
   MATCH (s)-[:HAS_CHUNK]->(c:Chunk)

@@ -1,8 +1,8 @@
 // (g) PG-RAG: anchor fact items for one key point (FactItem vector index, raw cosine >= $threshold), each
 // with its mind-map path from the topic down: (Topic)-[:HAS_ROUTE]->(Route)...-[:HAS_ITEM]->(FactItem).
 // Only items whose chunk passes the filters ($document_ids, $exclude_ids, $formats, $metadata) anchor.
-CALL db.index.vector.queryNodes('factitem_embedding', $candidates, $vector) YIELD node AS fi, score
-WITH fi, 2 * score - 1 AS score WHERE score >= $threshold
+CALL db.index.vector.queryNodes('factitem_embedding', $candidates, $vector) YIELD node AS fi
+WITH fi, 2 * vector.similarity.cosine(fi.embedding, $vector) - 1 AS score WHERE score >= $threshold
   AND EXISTS {
     MATCH (fi)-[:ITEM_OF]->(c:Chunk)
     WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)

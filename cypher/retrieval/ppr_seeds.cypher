@@ -11,9 +11,9 @@
 // (kg.retrieval.methods.ppr); with $vector null and $query '' only the version.
 CALL () {
   UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS v
-  CALL db.index.vector.queryNodes('fact_embedding', $fact_candidates, v) YIELD node AS f, score
+  CALL db.index.vector.queryNodes('fact_embedding', $fact_candidates, v) YIELD node AS f
   MATCH (f)-[:SUBJECT|OBJECT]->(e:Entity)
-  RETURN 'fact' AS kind, e.id AS id, e.name AS name, 2 * score - 1 AS score,
+  RETURN 'fact' AS kind, e.id AS id, e.name AS name, 2 * vector.similarity.cosine(f.embedding, v) - 1 AS score,
          coalesce(f.text, f.head + ' ' + f.relation + ' ' + f.tail) AS via, f.id AS via_id,
          COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS chunks
   UNION ALL
@@ -25,8 +25,8 @@ CALL () {
          COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS chunks
   UNION ALL
   UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS v
-  CALL db.index.vector.queryNodes('chunk_embedding', $passage_candidates, v) YIELD node AS c, score
-  RETURN 'dense' AS kind, c.id AS id, c.title AS name, 2 * score - 1 AS score, null AS via, null AS via_id,
+  CALL db.index.vector.queryNodes('chunk_embedding', $passage_candidates, v) YIELD node AS c
+  RETURN 'dense' AS kind, c.id AS id, c.title AS name, 2 * vector.similarity.cosine(c.embedding, v) - 1 AS score, null AS via, null AS via_id,
          1 AS chunks
   UNION ALL
   UNWIND CASE WHEN $query = '' THEN [] ELSE [$query] END AS q

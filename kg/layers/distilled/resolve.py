@@ -6,7 +6,7 @@ pairs: the exact ``key`` (normalised name + canonical type, a range index), the 
 full-text index over names and alias lists (then exact normalised comparison), and the
 ``entity_embedding`` vector index (top-k above a threshold, with a name-similarity guard). Mentions
 still unresolved are clustered among themselves inside the batch (bounded by the batch size). Vector
-scores are cosines on both paths (the index's (1 + cos) / 2 is converted back in the query).
+scores are exact cosines on both paths (the vector query re-scores the index's candidates: docs/schema.md).
 
 Types: two mentions merge only if their types are compatible, equal after canonicalisation or one of them
 generic ("Entity"), and an entity never gathers two different specific types, even through a generic
