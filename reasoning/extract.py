@@ -247,6 +247,9 @@ def extract(question: str, texts: Sequence[str], *, top: int = 5) -> Extract:
             if best is None or value > best[0]:
                 best = (value, span, sentence, hit)
     if best is None:
-        return Extract(top_sentence, top_sentence, top_hit, support)
+        # A date, a count or a frequency asked and none in the evidence: it does not hold the answer (a name or
+        # a thing may be worded in ways the span rules miss, so those fall back to the best sentence).
+        said = "" if kind in ("when", "number", "frequency") else top_sentence
+        return Extract(said, top_sentence, top_hit, support)
     _, span, sentence, hit = best
     return Extract(span, sentence, hit, round(len(wanted & content_words(sentence)) / len(wanted), 4))

@@ -84,6 +84,15 @@ def test_offline_extraction_takes_a_short_span_across_the_top_hits() -> None:
     assert extract("How many hosts?", []).span == ""
 
 
+@pytest.mark.parametrize("question", ["In which year was Bob Edwards born?", "How many hosts did it have?",
+                                      "How often is Morning Edition broadcast?"])
+def test_offline_extraction_says_nothing_when_the_evidence_has_no_date_count_or_frequency(question: str) -> None:
+    # The sentence that best matches the question is no answer to "which year" when it names none.
+    texts = ["Bob Edwards was a radio host. Morning Edition is a news program on National Public Radio."]
+    pick = extract(question, texts)
+    assert pick.span == "" and pick.sentence.startswith(("Bob Edwards", "Morning Edition"))
+
+
 @pytest.mark.parametrize(("question", "said"), [
     ("Are Paris and Lyon both cities in France?", "yes"),
     ("Are Paris and Berlin both cities in France?", "no"),

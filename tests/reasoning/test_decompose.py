@@ -131,7 +131,8 @@ def test_trace_contents_usage_and_json(graph: Graph, server: ScriptedLLMServer,
     assert out.usage.tokens == reported["prompt_tokens"] + reported["completion_tokens"]
     assert out.usage.by_task == {"question_proposals": 2, "atom_selection": 1, "answer": 1}
     text = out.decomposition.render()
-    assert "stop: sufficient" in text and "Bob's first show" in text and "*[0] 0.9" in text
+    # The selected atom is the proposal itself: its exact cosine is 1.
+    assert "stop: sufficient" in text and "Bob's first show" in text and "*[0] 1.000" in text
     restored = type(out).model_validate(json.loads(out.model_dump_json()))
     assert restored.decomposition == out.decomposition
     assert [s.kind for s in out.trace if s.kind == "decompose"] == ["decompose", "decompose"]
