@@ -52,9 +52,11 @@ def test_eval_qa_then_eval_show_on_the_hotpotqa_sample(shared_data: Path, tmp_pa
     assert [(r["method"], r["id"]) for r in records] == [(m, q.id) for m in ("naive-r", "decompose")
                                                          for q in questions]
     assert all(r["trace"] for r in records)
-    # Evidence is kept with the records; whether a given question finds any depends on the hashing embedder's
-    # scores against the methods' thresholds, so each method is held to having evidence somewhere.
-    assert all(any(r["evidence"] for r in records if r["method"] == m) for m in ("naive-r", "decompose"))
+    # Evidence is kept with every record: naive-r's flat retrieval (cosine >= 0.2) finds some for each of these
+    # questions. Offline decompose answers from `hr`, whose thresholds one of them misses with the hashing
+    # embedder's exact scores; a record without evidence must then have abstained, never answered.
+    assert all(r["evidence"] for r in records if r["method"] == "naive-r")
+    assert all(r["evidence"] or r["abstained"] for r in records)
     gold_titles = {q.id: set(q.gold_titles) for q in questions}
     for r in records:  # a chunk is marked gold exactly when its title is one of its question's gold titles
         assert all((c["gold"] is not None) == (c["title"] in gold_titles[r["id"]]) for c in r["evidence"])
