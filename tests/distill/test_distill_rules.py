@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from neo4j import RoutingControl
 
+from kg.errors import ConfigError
 from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_key
 from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
@@ -75,6 +76,25 @@ def test_fact_items_below_the_fusion_threshold_do_not_fuse(kb: GraphStore, tmp_p
                      config=DistillConfig(fact_fusion=0.88))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 1
     assert count(kb, "MATCH (:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
+
+
+def test_fusion_joins_groups_found_by_different_concurrent_readers(kb: GraphStore, tmp_path: Path) -> None:
+    """Fusion's vector searches are split between ``fusion_readers``; a chain A-B-C-D whose links are found
+    by different readers (each item is near only its neighbours: 25 degrees apart, cosine 0.906 against the
+    threshold 0.88) is still one group, the same one a single reader finds."""
+    angles = {"xa01": 0, "xb01": 25, "xc01": 50, "xd01": 75}
+    embedder = MarkerEmbedder({m: at_cosine(float(np.cos(np.radians(a)))) for m, a in angles.items()})
+    docs = load_passages(kb, tmp_path, {f"Doc {m}": f"The sample {m} was measured twice." for m in angles})
+    members = "MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN s.id AS s, collect(f.document_id) AS docs"
+    for readers in (1, 2, 3, 4):
+        distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], force=True,
+                config=DistillConfig(fact_fusion=0.88, fusion_readers=readers))
+        assert [sorted(r["docs"]) for r in kb.query(members)] == [sorted(docs)], readers
+
+
+def test_fusion_readers_must_be_positive() -> None:
+    with pytest.raises(ConfigError, match="fusion_readers must be at least 1, not 0"):
+        DistillConfig(fusion_readers=0)
 
 
 # -- 2. types ---------------------------------------------------------------------------------------------------

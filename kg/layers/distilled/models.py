@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from kg.errors import ConfigError
 from kg.llm.accounting import LLMReport
 
 __all__ = [
@@ -65,7 +66,8 @@ class DistillConfig:
     precision against the chunk, cosine to the best-matching sentence); ``fact_regenerations`` bounds
     the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``: PG-RAG fusion thresholds;
     ``fusion_candidates`` neighbours of other documents are searched per node, on top of the node's own
-    document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all.
+    document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all;
+    ``fusion_readers`` of those searches run at once (each takes one server core).
     Every similarity threshold is a cosine. ``llm_concurrency``: LLM calls a batch keeps in flight (the
     client connects it to the endpoint's ``max_concurrency``); ``lease_seconds``: how long a worker holds the
     chunks it claimed before another may take them over (a batch must finish within it).
@@ -83,12 +85,17 @@ class DistillConfig:
     fact_fusion: float = 0.98
     fusion_candidates: int = 10
     fusion_candidates_max: int = 1000
+    fusion_readers: int = 2
     tag_sample: int = 30
     tags_per_chunk: int = 3
     domain: str = "general"
     llm_concurrency: int = 8
     lease_seconds: float = 3600.0
     spacy_model: str | None = "en_core_web_sm"
+
+    def __post_init__(self) -> None:
+        if self.fusion_readers < 1:
+            raise ConfigError(f"DistillConfig.fusion_readers must be at least 1, not {self.fusion_readers}")
 
 
 class ChunkFailure(BaseModel):

@@ -27,12 +27,13 @@ chunk is pending any more.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
 from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import ROUTE_SEP, FactItemExtractor
-from kg.layers.distilled.models import ChunkRecord
+from kg.layers.distilled.models import ChunkRecord, DistillConfig
 from kg.layers.distilled.text import text_key
 from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore, Transaction
@@ -40,8 +41,8 @@ from kg.store.queries import FUSION_CANDIDATES, FUSION_PENDING, FUSION_SUPERS
 
 __all__ = ["PseudoGraphLayer", "fuse"]
 
-# Pending nodes fused per transaction: bounds a resumed run's transactions, not the groups (a later slice
-# reuses the fusion nodes an earlier one wrote).
+# Pending nodes fused per transaction: bounds a resumed run's transactions and the ids held, not the groups
+# (a later slice reuses the fusion nodes an earlier one wrote).
 _FUSION_SLICE = 1000
 
 
@@ -100,10 +101,8 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
         cfg = self.ctx.config
         store = self.ctx.store
         return {
-            "SuperTopic groups": fuse(store, _TOPICS, cfg.topic_fusion, cfg.fusion_candidates,
-                                      cfg.fusion_candidates_max),
-            "SuperFact groups": fuse(store, _FACTS, cfg.fact_fusion, cfg.fusion_candidates,
-                                     cfg.fusion_candidates_max),
+            "SuperTopic groups": fuse(store, _TOPICS, cfg.topic_fusion, cfg),
+            "SuperFact groups": fuse(store, _FACTS, cfg.fact_fusion, cfg),
         }
 
 
@@ -121,31 +120,36 @@ _TOPICS = Fusion("Topic", "topic_embedding", "distill/fuse_topics", "st_")
 _FACTS = Fusion("FactItem", "factitem_embedding", "distill/fuse_facts", "sf_")
 
 
-def fuse(store: GraphStore, fusion: Fusion, threshold: float, k: int, max_k: int) -> int:
+def fuse(store: GraphStore, fusion: Fusion, threshold: float, config: DistillConfig) -> int:
     """Fuse every node of ``fusion.label`` still marked ``fusion_pending`` (see the module docstring);
     returns the groups written."""
-    pending = [r["id"] for r in store.read(FUSION_PENDING.render(label=fusion.label))]
+    pending = FUSION_PENDING.render(label=fusion.label)
     groups = 0
-    for start in range(0, len(pending), _FUSION_SLICE):
-        ids = pending[start:start + _FUSION_SLICE]
-        rows = _groups(store, fusion, ids, threshold, k, max_k)
+    with ThreadPoolExecutor(max_workers=config.fusion_readers, thread_name_prefix="fusion-read") as readers:
+        while ids := sorted(r["id"] for r in store.read(pending, limit=_FUSION_SLICE)):
+            rows = _groups(store, fusion, ids, threshold, config, readers)
 
-        def write(tx: Transaction, rows: list[dict[str, Any]] = rows, ids: list[str] = ids) -> None:
-            tx.run(fusion.write, rows=rows)
-            tx.run_template("distill/fusion_done", label=fusion.label, ids=ids)
+            def write(tx: Transaction, rows: list[dict[str, Any]] = rows, ids: list[str] = ids) -> None:
+                tx.run(fusion.write, rows=rows)
+                tx.run_template("distill/fusion_done", label=fusion.label, ids=ids)
 
-        store.atomic(write)
-        groups += len(rows)
+            store.atomic(write)
+            groups += len(rows)
     return groups
 
 
-def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, k: int,
-            max_k: int) -> list[dict[str, Any]]:
+def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, config: DistillConfig,
+            readers: ThreadPoolExecutor) -> list[dict[str, Any]]:
     """One row per connected group of ``ids`` and their near neighbours in other documents, reusing a
-    group's existing fusion node."""
-    found = store.read(FUSION_CANDIDATES.render(label=fusion.label, index=fusion.index),
-                       ids=ids, k=k, max_k=max_k, threshold=threshold)
-    edges = [(r["id"], other) for r in found for other in r["similar"]]
+    group's existing fusion node. The vector searches, one per node and nearly all of fusion's time, read
+    only what the run committed before fusion began, so they run in ``config.fusion_readers`` concurrent
+    reads (each search runs on one server core)."""
+    query = FUSION_CANDIDATES.render(label=fusion.label, index=fusion.index)
+    share = -(-len(ids) // config.fusion_readers)
+    parts = readers.map(lambda part: store.read(query, ids=part, k=config.fusion_candidates,
+                                                max_k=config.fusion_candidates_max, threshold=threshold),
+                        [ids[i:i + share] for i in range(0, len(ids), share)])
+    edges = [(r["id"], other) for found in parts for r in found for other in r["similar"]]
     if not edges:
         return []
     components = DisjointSets[str]()
