@@ -18,6 +18,8 @@ STRATA_NEO4J_HTTP_PORT          local server's HTTP port (default 7474)
 STRATA_NEO4J_HEAP               local server's JVM heap, e.g. 1g (default RAM/8 within 512m..4g)
 STRATA_NEO4J_PAGECACHE          local server's page cache, e.g. 512m (default RAM/16 within 256m..2g)
 STRATA_NEO4J_LOCAL_PASSWORD     password the local server is created with (default: a generated one)
+STRATA_NEO4J_VECTOR_MERGE       local server: vector-index segments Lucene merges at once (default: Neo4j's 50;
+                                smaller: faster vector searches, slower writes; docs/scaling.md)
 STRATA_LLM_BASE_URL             OpenAI-compatible endpoint; ``local`` means the server `strata llm start` runs
                                 (started on demand); unset means offline mode
 STRATA_LLM_MODEL                chat model name
@@ -214,6 +216,7 @@ class LocalServerSettings(_Frozen):
     pagecache: str = "512m"
     password: SecretStr | None = None
     start_timeout_s: float = 120.0
+    vector_merge_factor: int | None = None
 
 
 LOCAL_LLM = "local"
@@ -327,6 +330,7 @@ class Settings(_Frozen):
                 heap=env.get("STRATA_NEO4J_HEAP") or heap,
                 pagecache=env.get("STRATA_NEO4J_PAGECACHE") or pagecache,
                 password=_local_password(env),
+                vector_merge_factor=_number(env, "STRATA_NEO4J_VECTOR_MERGE", 0, int, low=2) or None,
             )
             prefix = "STRATA_LLM_MODEL_"
             base_url = env.get("STRATA_LLM_BASE_URL") or None

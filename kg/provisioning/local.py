@@ -252,6 +252,10 @@ class LocalNeo4j:
                 # GDS reads the graph through internal APIs; its procedures run only when unrestricted.
                 "dbms.security.procedures.unrestricted=gds.*",
                 "db.tx_log.rotation.retention_policy=2 days 1G",
+                # A vector index gains a Lucene segment per write transaction and a search walks every
+                # segment's HNSW graph; Neo4j merges them only when this many of a size have piled up.
+                *([f"internal.dbms.index.vector.standard_merge_factor={s.vector_merge_factor}"]
+                  if s.vector_merge_factor is not None else []),
                 "",
             ]
         )

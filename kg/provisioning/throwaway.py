@@ -55,7 +55,7 @@ def throwaway_server(settings: Settings, *, heap: str = "2g", pagecache: str = "
     (home / _OWNER).write_text(str(os.getpid()))
     server = LocalNeo4j(LocalServerSettings(
         home=home, cache_dir=settings.cache_dir, bolt_port=free_port(), http_port=free_port(),
-        heap=heap, pagecache=pagecache,
+        heap=heap, pagecache=pagecache, vector_merge_factor=settings.local.vector_merge_factor,
     ))
     try:
         info = server.start()

@@ -17,10 +17,17 @@ import pytest
 from neo4j import RoutingControl
 from pydantic import SecretStr
 
-from kg.errors import MissingToolError, Neo4jUnavailable, PortInUseError, ProvisioningError, StartTimeoutError
+from kg.errors import (
+    ConfigError,
+    MissingToolError,
+    Neo4jUnavailable,
+    PortInUseError,
+    ProvisioningError,
+    StartTimeoutError,
+)
 from kg.provisioning import LocalNeo4j
 from kg.provisioning.local import memory_shortfall, size_bytes
-from kg.settings import LocalServerSettings, free_port
+from kg.settings import LocalServerSettings, Settings, free_port
 from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import jar_cache_dir
 
@@ -53,6 +60,25 @@ def test_conf_is_loopback_only_with_auth_and_our_ports(tmp_path: Path) -> None:
     assert "dbms.security.auth_enabled=true" in conf
     assert f"server.directories.data={tmp_path / 'data'}" in conf
     assert "0.0.0.0" not in conf
+
+
+@pytest.mark.neo4j
+def test_vector_merge_factor_reaches_the_server_only_when_set(tmp_path: Path) -> None:
+    """Neo4j merges a vector index's segments only when 50 of a size have piled up, and every search walks
+    each segment (docs/scaling.md); STRATA_NEO4J_VECTOR_MERGE lowers that on the local server."""
+    setting = "internal.dbms.index.vector.standard_merge_factor"
+    assert setting not in make_server(tmp_path / "default").conf_text()
+    assert Settings.from_env({"STRATA_HOME": str(tmp_path)}).local.vector_merge_factor is None
+    with pytest.raises(ConfigError, match="STRATA_NEO4J_VECTOR_MERGE='1': must be at least 2"):
+        Settings.from_env({"STRATA_HOME": str(tmp_path), "STRATA_NEO4J_VECTOR_MERGE": "1"})
+    tuned = Settings.from_env({"STRATA_HOME": str(tmp_path), "STRATA_NEO4J_VECTOR_MERGE": "10"})
+    server = make_server(tmp_path / "tuned", vector_merge_factor=tuned.local.vector_merge_factor)
+    server.start()  # Neo4j refuses to start on a setting it does not know
+    try:
+        # SHOW SETTINGS leaves internal settings out; the server's log lists the configuration it runs with.
+        assert f"{setting}=10" in (server.logs_dir / "debug.log").read_text("utf-8")
+    finally:
+        server.stop()
 
 
 def test_generated_password_is_private_and_stable(tmp_path: Path) -> None:

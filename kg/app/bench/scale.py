@@ -152,7 +152,8 @@ def _server(settings: Settings) -> Iterator[tuple[GraphStore, LocalNeo4j, int]]:
     home = Path(tempfile.mkdtemp(prefix="strata-bench-scale-"))
     server = LocalNeo4j(LocalServerSettings(home=home, cache_dir=settings.cache_dir, bolt_port=free_port(),
                                             http_port=free_port(), heap=settings.local.heap,
-                                            pagecache=settings.local.pagecache, start_timeout_s=START_TIMEOUT_S))
+                                            pagecache=settings.local.pagecache, start_timeout_s=START_TIMEOUT_S,
+                                            vector_merge_factor=settings.local.vector_merge_factor))
     try:
         info = server.start()
         if info.pid is None:

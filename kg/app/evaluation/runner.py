@@ -54,7 +54,8 @@ def isolated_store(settings: Settings, embedder: Embedder, *, kb: str | None = N
     root = settings.home / "eval" / kb
     bolt, http = kept_ports(root)
     server = LocalNeo4j(LocalServerSettings(home=root / "neo4j", cache_dir=settings.cache_dir,
-                                            bolt_port=bolt, http_port=http, heap="2g", pagecache="1g"))
+                                            bolt_port=bolt, http_port=http, heap="2g", pagecache="1g",
+                                            vector_merge_factor=settings.local.vector_merge_factor))
     info = server.start()
     try:
         yield from _schema_store(info.bolt_uri, info.user, info.password, embedder)
