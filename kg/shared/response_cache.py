@@ -30,6 +30,9 @@ CACHES: dict[str, tuple[Path, str]] = {
 }
 
 
+_BUSY_TIMEOUT_S = 30.0
+
+
 def cache_key(payload: dict[str, Any]) -> str:
     """sha256 of the canonical JSON of ``payload`` (sorted keys, no whitespace)."""
     blob = json.dumps(payload, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
@@ -44,13 +47,28 @@ class SqliteConnections:
     def __init__(self, path: Path) -> None:
         self.path = private_file(Path(path))
         self._local = threading.local()
-        self().execute("PRAGMA journal_mode=WAL")
+        self._enter_wal_mode()
+
+    def _enter_wal_mode(self) -> None:
+        # Switching a new file to WAL while other connections open it can fail with "database is locked" at
+        # once, without SQLite's busy handler (seen with three clients opening one fresh file together), so
+        # the switch is retried up to the same 30 s a locked write waits.
+        deadline = time.monotonic() + _BUSY_TIMEOUT_S
+        pause = 0.005
+        while True:
+            try:
+                self().execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
 
     def __call__(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout=30000")
+            conn = sqlite3.connect(self.path, timeout=_BUSY_TIMEOUT_S, isolation_level=None)
             conn.execute("PRAGMA synchronous=NORMAL")
             self._local.conn = conn
         return conn
