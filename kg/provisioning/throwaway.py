@@ -18,7 +18,7 @@ from pathlib import Path
 
 from kg.provisioning import Endpoint
 from kg.provisioning.local import LocalNeo4j, stop_server
-from kg.settings import LocalServerSettings, Settings, free_port
+from kg.settings import Settings, free_port
 from kg.shared.processes import alive
 
 __all__ = ["reap_orphans", "throwaway_server"]
@@ -53,10 +53,8 @@ def throwaway_server(settings: Settings, *, heap: str = "2g", pagecache: str = "
     reap_orphans()
     home = Path(tempfile.mkdtemp(prefix=_PREFIX))
     (home / _OWNER).write_text(str(os.getpid()))
-    server = LocalNeo4j(LocalServerSettings(
-        home=home, cache_dir=settings.cache_dir, bolt_port=free_port(), http_port=free_port(),
-        heap=heap, pagecache=pagecache, vector_merge_factor=settings.local.vector_merge_factor,
-    ))
+    server = LocalNeo4j(settings.local.another_server(home, bolt_port=free_port(), http_port=free_port(), heap=heap,
+                                                      pagecache=pagecache))
     try:
         info = server.start()
         yield Endpoint(info.bolt_uri, info.user, info.password, None, "local", info.browser_url, True)

@@ -62,6 +62,19 @@ def test_conf_is_loopback_only_with_auth_and_our_ports(tmp_path: Path) -> None:
     assert "0.0.0.0" not in conf
 
 
+def test_another_server_keeps_the_server_settings_but_not_the_home_ports_memory_or_password(tmp_path: Path) -> None:
+    kb = Settings.from_env({"STRATA_HOME": str(tmp_path), "STRATA_NEO4J_VECTOR_MERGE": "10",
+                            "STRATA_NEO4J_LOCAL_PASSWORD": "kb-secret-0123"}).local
+    bench = kb.another_server(tmp_path / "bench", bolt_port=17011, http_port=17012, heap="3g", pagecache="2g")
+    assert (bench.home, bench.bolt_port, bench.http_port, bench.heap, bench.pagecache) == (
+        tmp_path / "bench", 17011, 17012, "3g", "2g")
+    assert kb.password is not None and bench.password is None  # it generates its own in its home
+    assert (bench.vector_merge_factor, bench.cache_dir, bench.start_timeout_s) == (
+        10, kb.cache_dir, kb.start_timeout_s)
+    assert kb.another_server(tmp_path, bolt_port=1, http_port=2, heap="1g", pagecache="1g",
+                             start_timeout_s=900).start_timeout_s == 900
+
+
 @pytest.mark.neo4j
 def test_vector_merge_factor_reaches_the_server_only_when_set(tmp_path: Path) -> None:
     """Neo4j merges a vector index's segments only when 50 of a size have piled up, and every search walks

@@ -49,7 +49,7 @@ from kg.layers.corpus.ingest import Ingestor
 from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
 from kg.provisioning.local import LocalNeo4j
-from kg.settings import LocalServerSettings, Settings, free_port
+from kg.settings import Settings, free_port
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.queries import CHUNK_EMBEDDINGS
@@ -150,10 +150,9 @@ class _Vectors:
 def _server(settings: Settings) -> Iterator[tuple[GraphStore, LocalNeo4j, int]]:
     """A throwaway local Neo4j provisioned as a knowledge base's would be; its store, server and JVM pid."""
     home = Path(tempfile.mkdtemp(prefix="strata-bench-scale-"))
-    server = LocalNeo4j(LocalServerSettings(home=home, cache_dir=settings.cache_dir, bolt_port=free_port(),
-                                            http_port=free_port(), heap=settings.local.heap,
-                                            pagecache=settings.local.pagecache, start_timeout_s=START_TIMEOUT_S,
-                                            vector_merge_factor=settings.local.vector_merge_factor))
+    server = LocalNeo4j(settings.local.another_server(home, bolt_port=free_port(), http_port=free_port(),
+                                                      heap=settings.local.heap, pagecache=settings.local.pagecache,
+                                                      start_timeout_s=START_TIMEOUT_S))
     try:
         info = server.start()
         if info.pid is None:

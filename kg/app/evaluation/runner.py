@@ -27,7 +27,7 @@ from kg.llm import LLM
 from kg.provisioning.local import LocalNeo4j
 from kg.provisioning.throwaway import throwaway_server
 from kg.retrieval.common import graph_has
-from kg.settings import LocalServerSettings, Settings, kept_ports
+from kg.settings import Settings, kept_ports
 from kg.shared.ids import document_id
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
@@ -53,9 +53,8 @@ def isolated_store(settings: Settings, embedder: Embedder, *, kb: str | None = N
         raise ConfigError(f"invalid evaluation knowledge base name {kb!r}: use lowercase letters, digits, - and _")
     root = settings.home / "eval" / kb
     bolt, http = kept_ports(root)
-    server = LocalNeo4j(LocalServerSettings(home=root / "neo4j", cache_dir=settings.cache_dir,
-                                            bolt_port=bolt, http_port=http, heap="2g", pagecache="1g",
-                                            vector_merge_factor=settings.local.vector_merge_factor))
+    server = LocalNeo4j(settings.local.another_server(root / "neo4j", bolt_port=bolt, http_port=http, heap="2g",
+                                                      pagecache="1g"))
     info = server.start()
     try:
         yield from _schema_store(info.bolt_uri, info.user, info.password, embedder)
