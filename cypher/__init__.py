@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 
 __all__ = ["LABELS", "LAYERS", "RELATIONSHIPS", "UnknownQueryError", "index_names", "load", "names", "render"]
 
@@ -35,15 +36,30 @@ class UnknownQueryError(KeyError):
     """No ``.cypher`` file has that name."""
 
 
-@cache
 def load(name: str) -> str:
     """Return the Cypher text of ``cypher/<name>.cypher``; fail fast on an unknown name."""
-    if ".." in name or name.startswith("/"):
-        raise UnknownQueryError(name)
-    resource = resources.files(__name__).joinpath(f"{name}.cypher")
-    if not resource.is_file():
-        raise UnknownQueryError(f"no Cypher file named {name!r}")
-    return resource.read_text(encoding="utf-8")
+    try:
+        return _snapshot()[name]
+    except KeyError:
+        raise UnknownQueryError(f"no Cypher file named {name!r}") from None
+
+
+@cache
+def _snapshot() -> dict[str, str]:
+    """Every query's text, read together at the first use: a long job then runs the queries of the checkout it
+    started from, even when a file is edited while it runs (a query first used later would otherwise be read
+    then, new text with old Python)."""
+    found: dict[str, str] = {}
+
+    def walk(folder: Traversable, prefix: str) -> None:
+        for entry in folder.iterdir():
+            if entry.is_dir():
+                walk(entry, f"{prefix}{entry.name}/")
+            elif entry.name.endswith(".cypher"):
+                found[prefix + entry.name.removesuffix(".cypher")] = entry.read_text(encoding="utf-8")
+
+    walk(resources.files(__name__), "")
+    return found
 
 
 @cache
