@@ -17,7 +17,9 @@ import os
 import stat
 from pathlib import Path
 
-__all__ = ["PRIVATE_UMASK", "private_dir", "private_file", "write_private"]
+from kg.errors import StrataError
+
+__all__ = ["PRIVATE_UMASK", "owned_dir", "private_dir", "private_file", "write_private"]
 
 PRIVATE_UMASK = 0o077
 
@@ -29,6 +31,19 @@ def private_dir(path: Path) -> Path:
     for folder in reversed(missing):
         folder.mkdir(mode=0o700, exist_ok=True)
     if stat.S_IMODE(path.stat().st_mode) & 0o077:
+        path.chmod(0o700)
+    return path
+
+
+def owned_dir(path: Path, what: str = "folder") -> Path:
+    """``path`` as a real folder (not a link) owned by this user and closed to everyone else (0700), for
+    folders that files from clients are written into (uploads, MCP texts): a link planted at that name, or
+    another user's folder, is refused with :class:`StrataError` instead of written through."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    info = path.lstat()
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
+        raise StrataError(f"{what} {path} is not a folder owned by this user; remove it or choose another")
+    if stat.S_IMODE(info.st_mode) != 0o700:
         path.chmod(0o700)
     return path
 

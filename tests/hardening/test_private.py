@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from kg.errors import StrataError
 from kg.provisioning import LocalNeo4j
 from kg.settings import LocalServerSettings, free_port
+from kg.shared.private import owned_dir
 from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import jar_cache_dir
 
@@ -60,3 +62,17 @@ def test_local_server_is_private_and_its_password_never_on_a_command_line(tmp_pa
     assert (home / "data" / "databases").is_dir()  # the walk saw the store itself
     for folder in (home, home.parent):
         assert folder.stat().st_mode & 0o777 == 0o700, folder
+
+
+def test_a_folder_for_client_files_is_ours_and_closed_and_a_planted_link_is_refused(tmp_path: Path) -> None:
+    made = owned_dir(tmp_path / "uploads" / "default", "upload folder")
+    assert made.is_dir() and oct(made.stat().st_mode & 0o777) == "0o700"
+    open_one = tmp_path / "open"
+    open_one.mkdir(mode=0o755)
+    open_one.chmod(0o755)
+    assert oct(owned_dir(open_one).stat().st_mode & 0o777) == "0o700"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (tmp_path / "uploads" / "linked").symlink_to(elsewhere)  # planted where a knowledge base's folder would be
+    with pytest.raises(StrataError, match=r"upload folder .*linked is not a folder owned by this user"):
+        owned_dir(tmp_path / "uploads" / "linked", "upload folder")

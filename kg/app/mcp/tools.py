@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -47,6 +46,7 @@ from kg.app.mcp.models import (
 from kg.app.rest.views import cited_span
 from kg.errors import StrataError
 from kg.retrieval.base import Hit, RetrievalFilter
+from kg.shared.private import owned_dir
 from kg.store.lucene import escape_lucene, lucene_query
 from kg.store.queries import (
     CHUNK_CONTEXT,
@@ -276,7 +276,7 @@ def load_text(kb: Strata, text: str, *, title: str, folder: Path) -> LoadResult:
     name = _UNSAFE_NAME.sub("_", " ".join(title.split())).strip(" .")
     if not name:
         raise ToolInputError(f"title {title!r} has no letters or digits to name the document by")
-    target = _private_dir(_private_dir(folder) / kb.settings.kb) / f"{name[:120]}.md"
+    target = owned_dir(owned_dir(folder, "text folder") / kb.settings.kb, "text folder") / f"{name[:120]}.md"
     body = text if text.lstrip().startswith("# ") else f"# {' '.join(title.split())}\n\n{text}"
     target.unlink(missing_ok=True)
     fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
@@ -309,14 +309,3 @@ def delete(kb: Strata, key: str) -> DeleteResult:
     if kb.find(key) is None:
         raise ToolInputError(f"no document with id or source {key!r} (list_documents shows them)")
     return DeleteResult(kb=kb.settings.kb, deleted=kb.delete(key))
-
-
-def _private_dir(path: Path) -> Path:
-    """``path`` as a real folder owned by this user and closed to everyone else (0700)."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-        raise StrataError(f"{path} is not a folder owned by this user; remove it")
-    if stat.S_IMODE(info.st_mode) != 0o700:
-        path.chmod(0o700)
-    return path

@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shutil
-import stat
 import tempfile
 import threading
 import uuid
@@ -51,6 +50,7 @@ from kg.app.rest.views import (
     answer_view,
 )
 from kg.errors import ConfigError, Neo4jUnavailable, QueryError, ReasoningError, RetrievalError, StrataError
+from kg.shared.private import owned_dir
 from kg.shared.redaction import redact, remember
 from kg.store.neo4j_store import retry_budget
 
@@ -231,7 +231,7 @@ def create_app(kbs: KnowledgeBases, settings: ApiSettings) -> FastAPI:
         nonlocal upload_root
         if upload_root is None:  # made on first use: most apps never see an upload
             upload_root = Path(tempfile.mkdtemp(prefix="strata-uploads-"))
-        return _private_dir(_private_dir(upload_root) / kb)
+        return owned_dir(owned_dir(upload_root, "upload folder") / kb, "upload folder")
 
     @asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -427,22 +427,11 @@ def _save(upload: UploadFile, folder: Path, name: str) -> Path:
     path = folder.joinpath(*name.split("/"))
     parent = folder
     for part in name.split("/")[:-1]:  # each folder a real private one of ours, never a planted link
-        parent = _private_dir(parent / part)
+        parent = owned_dir(parent / part, "upload folder")
     path.unlink(missing_ok=True)  # a leftover of an interrupted upload; unlink never follows a link
     # O_EXCL|O_NOFOLLOW: write a new file of our own, never through a link planted at that name.
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "wb") as out:
         while block := upload.file.read(_UPLOAD_CHUNK):
             out.write(block)
-    return path
-
-
-def _private_dir(path: Path) -> Path:
-    """``path`` as a real folder (not a link) owned by this user and closed to everyone else (0700)."""
-    path.mkdir(mode=0o700, parents=True, exist_ok=True)
-    info = path.lstat()
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid():
-        raise StrataError(f"upload folder {path} is not a folder owned by this user; remove it or choose another")
-    if stat.S_IMODE(info.st_mode) != 0o700:
-        path.chmod(0o700)
     return path
