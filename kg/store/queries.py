@@ -500,6 +500,7 @@ class EntityByVectorRow(TypedDict):
 class FusionCandidateRow(TypedDict):
     id: str
     similar: list[str]
+    saturated: bool
 
 
 class FusionSuperRow(TypedDict):

@@ -13,7 +13,7 @@ import pytest
 from neo4j import RoutingControl
 
 from kg.errors import ConfigError
-from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_key
+from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_key, pseudograph
 from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.store.base import GraphStore
@@ -92,6 +92,16 @@ def test_fusion_joins_groups_found_by_different_concurrent_readers(kb: GraphStor
         assert [sorted(r["docs"]) for r in kb.query(members)] == [sorted(docs)], readers
 
 
+def test_a_group_found_again_by_a_later_slice_of_pending_nodes_counts_once(
+        kb: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pseudograph, "_FUSION_SLICE", 1)  # each pending item its own slice: both find the pair
+    embedder = MarkerEmbedder({"xp01": E0})
+    load_passages(kb, tmp_path, {"Alpha": "Sample xp01 was measured.", "Beta": "Sample xp01 was measured."})
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
+    assert report.layers["pseudograph"].created["SuperFact groups"] == 1
+    assert count(kb, "MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
+
+
 def test_fusion_readers_must_be_positive() -> None:
     with pytest.raises(ConfigError, match="fusion_readers must be at least 1, not 0"):
         DistillConfig(fusion_readers=0)
@@ -131,13 +141,17 @@ def test_specific_mentions_do_not_merge_through_an_existing_generic_entity(kb: G
 # -- 3. fusion --------------------------------------------------------------------------------------------------
 
 
-def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStore, tmp_path: Path) -> None:
+@pytest.mark.parametrize("candidates", [10, 2])
+def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStore, tmp_path: Path,
+                                                                   candidates: int) -> None:
     # Twelve items of one document lie closer to each other (cosine 0.96) than to the other document's
-    # item (0.88): a top-10 search from each of them returns only its own document's items.
+    # item (0.88): a top-10 search from each of them returns only its own document's items. With 2 candidates
+    # the first search (2 x 2) returns only items within the threshold, so each item is searched again past
+    # its document's 12.
     markers: dict[str, Any] = {f"xa{i:02d}": E0 + 0.2 * np.eye(EMBEDDER.dimensions)[i + 2] for i in range(12)}
     markers["xb00"] = at_cosine(0.90)
     embedder = MarkerEmbedder(markers)
-    config = DistillConfig(fact_fusion=0.85, topic_fusion=0.99)
+    config = DistillConfig(fact_fusion=0.85, topic_fusion=0.99, fusion_candidates=candidates)
     [beta] = load_passages(kb, tmp_path, {"Beta": "Sample xb00 was measured."}, "beta")
     assert distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
                    config=config).layers["pseudograph"].created["SuperFact groups"] == 0

@@ -66,8 +66,9 @@ class DistillConfig:
     precision against the chunk, cosine to the best-matching sentence); ``fact_regenerations`` bounds
     the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``: PG-RAG fusion thresholds;
     ``fusion_candidates`` neighbours of other documents are searched per node, on top of the node's own
-    document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all;
-    ``fusion_readers`` of those searches run at once (each takes one server core).
+    document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all (a
+    first search asks for twice ``fusion_candidates``, and only a node whose every result is within the
+    threshold is searched that far); ``fusion_readers`` of those searches run at once (each takes one server core).
     Every similarity threshold is a cosine. ``llm_concurrency``: LLM calls a batch keeps in flight (the
     client connects it to the endpoint's ``max_concurrency``); ``lease_seconds``: how long a worker holds the
     chunks it claimed before another may take them over (a batch must finish within it).
