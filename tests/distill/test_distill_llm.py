@@ -3,6 +3,7 @@ types, incremental, Chinese), resume after failures, delete cascade, vector inde
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from kg.layers.distilled import DistillConfig, distill, expand_query_with_tags
 from kg.layers.resource.documents import delete_documents
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.retrieval.tables import aggregate_rows
+from kg.shared.text import estimate_tokens
 from kg.store.base import GraphStore
 from tests.distill.conftest import EMBEDDER, Responder, load_passages, questions_from, script_shared_call, section
 
@@ -327,6 +329,23 @@ def test_pseudograph_verifies_items_builds_mind_maps_and_fuses(kb: GraphStore, t
     delete_documents(kb, [docs[1]])
     assert count(kb, "MATCH (s:SuperTopic)-[:SIMILAR]->(t:Topic) RETURN count(t) AS n") == 1
     assert count(kb, "MATCH (n) WHERE n:Topic OR n:Route OR n:FactItem RETURN count(n) AS n") == 1 + 3 + 2 - 1
+
+
+def test_a_long_documents_mind_map_prompt_shows_an_even_sample_and_every_item_is_placed(
+        kb: GraphStore, tmp_path: Path, scripted: Responder, llm: OpenAICompatibleLLM) -> None:
+    scripted.tasks["fact_items"] = fact_items_from
+    scripted.tasks["mind_map"] = lambda t: {"topic": "Stations", "branches": [
+        {"label": "Readings", "children": []}, {"label": "Outages", "children": []}]}
+    text = ". ".join(f"Station {n:02d} reported a reading of {n} degrees" for n in range(1, 25)) + "."
+    load_passages(kb, tmp_path, {"Station log": text})
+    report = distill(kb, EMBEDDER, llm, layers=["pseudograph"], config=DistillConfig(mind_map_tokens=60))
+    assert report.layers["pseudograph"].failed == []
+    [prompt] = scripted.seen["mind_map"]
+    shown = sorted(int(n) for n in re.findall(r"- Station (\d\d) reported", prompt))
+    assert 2 <= len(shown) < 24 and shown[0] == 1 and shown[-1] == 24  # the whole span, sampled
+    assert estimate_tokens("\n".join(f"- Station {n:02d} reported a reading of {n} degrees" for n in shown)) <= 60
+    placed = kb.query("MATCH (:Topic)-[:HAS_ROUTE]->(:Route)-[:HAS_ITEM]->(f:FactItem) RETURN count(f) AS n")
+    assert placed[0]["n"] == 24  # every item hangs under a route, shown to the model or not
 
 
 def test_names_with_other_numbers_never_merge(kb: GraphStore) -> None:

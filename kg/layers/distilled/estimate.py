@@ -16,7 +16,7 @@ which (``completion_basis``). The calls follow what the job does
   without tags), else each layer's own task; ``fact_items`` for the pseudo-graph (regenerations not counted);
 - with tags: ``tag_classes`` once for the corpus (the classes are then kept in the graph) and ``tag_aliases``
   about once per batch of ``batch_chunks`` chunks (the aliases of the batch's new tags, 40 to a call);
-- with the pseudo-graph: ``mind_map`` once per document.
+- with the pseudo-graph: ``mind_map`` once per document, its facts (here: its chunks) at most ``mind_map_tokens``.
 
 A re-load of unchanged files spends nothing (every chunk is marked); the estimate is for a first load.
 """
@@ -30,7 +30,9 @@ from typing import Any
 
 from kg.errors import LoaderError
 from kg.layers.corpus.ingest import prepare_structural
+from kg.layers.distilled.models import DistillConfig
 from kg.layers.distilled.pipeline import llm_tasks_of
+from kg.layers.distilled.text import fact_listing
 from kg.llm import estimate_messages_tokens, render
 from kg.llm.prompts import load_prompt
 from kg.llm.usage_history import TaskUsage
@@ -72,7 +74,7 @@ def _prompt_tokens(task: str, fields: dict[str, str]) -> int:
 def estimate_load(
     files: Sequence[Path], *, layers: Sequence[str], chunk_tokens: int, chunk_overlap: int,
     password: str | None = None, enhanced: bool = True, batch_chunks: int = 16,
-    observed: Mapping[str, TaskUsage] | None = None,
+    observed: Mapping[str, TaskUsage] | None = None, mind_map_tokens: int = DistillConfig.mind_map_tokens,
 ) -> dict[str, Any]:
     """Calls and tokens a load of ``files`` distilling ``layers`` would spend with an LLM (see the module
     docstring). ``batch_chunks``: the chunks per distillation batch (the job's, with an LLM: a few times the
@@ -122,7 +124,7 @@ def estimate_load(
                 if len(sample) < min(_TAG_SAMPLE, batch_chunks):  # tag classes come from the first batch
                     sample.append(chunk.text[:_SAMPLE_CHARS])
             if "mind_map" in by_task:
-                facts = "\n".join(f"- {c.text}" for c in prepared.chunks)
+                facts = fact_listing([c.text for c in prepared.chunks], mind_map_tokens)
                 spend("mind_map", {"title": title, "facts": facts})
     if tags and n_chunks:
         samples = "\n\n".join(f"[{i + 1}] {text}" for i, text in enumerate(sample))

@@ -69,6 +69,9 @@ class DistillConfig:
     document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all (a
     first search asks for twice ``fusion_candidates``, and only a node whose every result is within the
     threshold is searched that far); ``fusion_readers`` of those searches run at once (each takes one server core).
+    ``mind_map_tokens``: the most a mind-map prompt shows of a document's fact items, in estimated tokens; a
+    document with more shows an even sample of them (its structure from start to end), and every item is still
+    placed under its nearest route (4,000 leaves room for the prompt and the reply in an 8k context).
     Every similarity threshold is a cosine. ``llm_concurrency``: LLM calls a batch keeps in flight (the
     client connects it to the endpoint's ``max_concurrency``); ``lease_seconds``: how long a worker holds the
     chunks it claimed before another may take them over (a batch must finish within it).
@@ -87,6 +90,7 @@ class DistillConfig:
     fusion_candidates: int = 10
     fusion_candidates_max: int = 1000
     fusion_readers: int = 2
+    mind_map_tokens: int = 4000
     tag_sample: int = 30
     tags_per_chunk: int = 3
     domain: str = "general"
@@ -97,6 +101,8 @@ class DistillConfig:
     def __post_init__(self) -> None:
         if self.fusion_readers < 1:
             raise ConfigError(f"DistillConfig.fusion_readers must be at least 1, not {self.fusion_readers}")
+        if self.mind_map_tokens < 1:
+            raise ConfigError(f"DistillConfig.mind_map_tokens must be at least 1, not {self.mind_map_tokens}")
 
 
 class ChunkFailure(BaseModel):

@@ -21,11 +21,12 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kg.shared.text import is_cjk, text_key
+from kg.shared.text import estimate_tokens, is_cjk, text_key
 
 __all__ = [
     "STOPWORDS",
     "RougeScore",
+    "fact_listing",
     "keyphrases",
     "name_key",
     "name_similarity",
@@ -192,3 +193,19 @@ def keyphrases(texts: Sequence[str], *, top: int = 3, min_df: int = 2, max_df_ra
         scored.sort(key=lambda x: (-x[0], x[1]))
         out.append([term for _, term in scored[:top]])
     return out
+
+
+def fact_listing(facts: Sequence[str], budget_tokens: int) -> str:
+    """``facts`` as a bulleted list (``- fact`` lines) of at most ``budget_tokens`` estimated tokens: all of them
+    when they fit, else an even sample from first to last (a mind map of a long document still sees its whole
+    span), never fewer than one."""
+    lines = [f"- {f}" for f in facts]
+    sizes = [estimate_tokens(line) + 1 for line in lines]  # + the newline
+    if sum(sizes) <= budget_tokens:
+        return "\n".join(lines)
+    n = max(1, len(lines) * budget_tokens // sum(sizes))
+    while True:
+        picked = sorted({round(i * (len(lines) - 1) / (n - 1)) for i in range(n)}) if n > 1 else [0]
+        if n == 1 or sum(sizes[i] for i in picked) <= budget_tokens:
+            return "\n".join(lines[i] for i in picked)
+        n -= max(1, n // 10)

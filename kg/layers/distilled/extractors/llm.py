@@ -23,7 +23,7 @@ import numpy as np
 from kg.layers.distilled.base import Built, Context, call_many
 from kg.layers.distilled.extractors.protocols import ROUTE_SEP, MindMapOutline, SharedExtraction, VerifiedItem
 from kg.layers.distilled.models import ChunkExtraction, ChunkRecord, ExtractedTriple
-from kg.layers.distilled.text import name_key, rouge_l, sentences, text_key
+from kg.layers.distilled.text import fact_listing, name_key, rouge_l, sentences, text_key
 from kg.llm import (
     ATOMIC_QUESTIONS,
     ATOMS_TRIPLES,
@@ -258,8 +258,9 @@ class LLMFactItemExtractor:
     def mind_maps(self, docs: dict[str, list[ChunkRecord]], items: dict[str, list[VerifiedItem]],
                   built: Built) -> dict[str, MindMapOutline]:
         ids = list(docs)
+        budget = self.ctx.config.mind_map_tokens
         fields = [{"title": docs[d][0].title,
-                   "facts": "\n".join(f"- {it.text}" for c in docs[d] for it in items[c.id])} for d in ids]
+                   "facts": fact_listing([it.text for c in docs[d] for it in items[c.id]], budget)} for d in ids]
         outcome = call_many(self.ctx, MIND_MAP, fields)
         built.absorb(outcome)
         out: dict[str, MindMapOutline] = {}
