@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.shared.private import private_file
+from kg.shared.retrying import retry_call
 
 __all__ = ["CACHES", "ResponseCache", "SqliteConnections", "cache_key", "clear_caches"]
 
@@ -54,16 +55,14 @@ class SqliteConnections:
         # once, without SQLite's busy handler (seen with three clients opening one fresh file together), so
         # the switch is retried up to the same 30 s a locked write waits.
         deadline = time.monotonic() + _BUSY_TIMEOUT_S
-        pause = 0.005
-        while True:
-            try:
-                self().execute("PRAGMA journal_mode=WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() + pause > deadline:
-                    raise
-            time.sleep(pause)
-            pause = min(pause * 2, 0.25)
+
+        def wait_after(attempt: int, exc: Exception) -> float:
+            pause: float = min(0.005 * 2.0 ** (attempt - 1), 0.25)
+            if "locked" not in str(exc) or time.monotonic() + pause > deadline:
+                raise exc
+            return pause
+
+        retry_call(lambda: self().execute("PRAGMA journal_mode=WAL"), wait_after, sqlite3.OperationalError)
 
     def __call__(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
