@@ -218,15 +218,14 @@ class LocalServerSettings(_Frozen):
     start_timeout_s: float = 120.0
     vector_merge_factor: int | None = None
 
-    def another_server(self, home: Path, *, bolt_port: int, http_port: int, heap: str, pagecache: str,
-                       start_timeout_s: float | None = None) -> LocalServerSettings:
-        """A second local server configured like this one (cache, server settings) but with its own home,
-        ports, memory and generated password: a benchmark's or an evaluation's server follows every setting
-        the user gave the knowledge base's."""
-        return self.model_copy(update={
-            "home": home, "bolt_port": bolt_port, "http_port": http_port, "heap": heap, "pagecache": pagecache,
-            "password": None, "start_timeout_s": start_timeout_s or self.start_timeout_s,
-        })
+    def another_server(self, home: Path, *, bolt_port: int, http_port: int, heap: str | None = None,
+                       pagecache: str | None = None, start_timeout_s: float | None = None) -> LocalServerSettings:
+        """A second local server configured like this one (cache, server settings, and memory and start timeout
+        unless given) but with its own home, ports and generated password: a benchmark's or an evaluation's
+        server follows every setting the user gave the knowledge base's."""
+        given = {"heap": heap, "pagecache": pagecache, "start_timeout_s": start_timeout_s}
+        return self.model_copy(update={"home": home, "bolt_port": bolt_port, "http_port": http_port, "password": None,
+                                       **{k: v for k, v in given.items() if v is not None}})
 
 
 LOCAL_LLM = "local"

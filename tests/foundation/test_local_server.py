@@ -71,8 +71,9 @@ def test_another_server_keeps_the_server_settings_but_not_the_home_ports_memory_
     assert kb.password is not None and bench.password is None  # it generates its own in its home
     assert (bench.vector_merge_factor, bench.cache_dir, bench.start_timeout_s) == (
         10, kb.cache_dir, kb.start_timeout_s)
-    assert kb.another_server(tmp_path, bolt_port=1, http_port=2, heap="1g", pagecache="1g",
-                             start_timeout_s=900).start_timeout_s == 900
+    assert kb.another_server(tmp_path, bolt_port=1, http_port=2, start_timeout_s=900).start_timeout_s == 900
+    same_memory = kb.another_server(tmp_path, bolt_port=1, http_port=2)
+    assert (same_memory.heap, same_memory.pagecache) == (kb.heap, kb.pagecache)
 
 
 @pytest.mark.neo4j

@@ -151,7 +151,6 @@ def _server(settings: Settings) -> Iterator[tuple[GraphStore, LocalNeo4j, int]]:
     """A throwaway local Neo4j provisioned as a knowledge base's would be; its store, server and JVM pid."""
     home = Path(tempfile.mkdtemp(prefix="strata-bench-scale-"))
     server = LocalNeo4j(settings.local.another_server(home, bolt_port=free_port(), http_port=free_port(),
-                                                      heap=settings.local.heap, pagecache=settings.local.pagecache,
                                                       start_timeout_s=START_TIMEOUT_S))
     try:
         info = server.start()
