@@ -10,6 +10,6 @@ WHERE c.id > $after
   AND ($retry_failed OR NOT $layer IN coalesce(c.distill_failed, []))
   AND NOT c.id IN $exclude
   AND (c.lease_until IS NULL OR c.lease_until < timestamp() OR c.lease_owner IN $dead_owners)
-RETURN c.id AS id, c.document_id AS document_id
+RETURN c.id AS id, c.document_id AS document_id, c.order AS order
 ORDER BY c.id
 LIMIT $limit

@@ -1,5 +1,7 @@
-// A document's mind map (topic, routes, fact items) before it is written again.
+// The mind maps over the chunks $ids (topics, routes, fact items) before they are written again. A batch is
+// whole document parts, so these are whole mind maps: each node links (ITEM_OF) only to chunks of its part.
 UNWIND $ids AS id
-CALL (id) { MATCH (n:FactItem {document_id: id}) DETACH DELETE n }
-CALL (id) { MATCH (n:Route {document_id: id}) DETACH DELETE n }
-CALL (id) { MATCH (n:Topic {document_id: id}) DETACH DELETE n }
+MATCH (:Chunk {id: id})<-[:ITEM_OF]-(n)
+WHERE n:FactItem OR n:Route OR n:Topic
+WITH DISTINCT n
+DETACH DELETE n

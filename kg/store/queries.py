@@ -410,6 +410,7 @@ PPR_FILTER = Query("retrieval/ppr_filter", ChunkIdRow)
 class ClaimCandidateRow(TypedDict):
     id: str
     document_id: str
+    order: int
 
 
 class ClaimedChunkRow(TypedDict):
@@ -516,7 +517,7 @@ class TagClassesRow(TypedDict):
 TagForTermRow = TypedDict("TagForTermRow", {"name": str, "class": str | None, "direct": bool})
 
 CLAIM_CANDIDATES = Query("distill/claim_candidates", ClaimCandidateRow)
-CLAIM_DOCUMENTS = Query("distill/claim_documents", ClaimCandidateRow)
+CLAIM_PARTS = Query("distill/claim_parts", ClaimCandidateRow)
 CLAIM_CHUNKS = Query("distill/claim_chunks", ClaimedChunkRow)
 LEASE_OWNERS = Query("distill/lease_owners", LeaseOwnerRow)
 LOCK_SERIAL = Query("distill/lock_serial", LeaseOwnerRow)

@@ -118,14 +118,16 @@ B = TypeVar("B", bound="Built")
 
 class Layer(ABC, Generic[B]):
     """One distilled layer, whose :meth:`build` makes the ``B`` its :meth:`write` takes (a plain
-    :class:`Built`, or a richer batch such as the shared call's). ``clear`` names queries taking ``$ids``
-    (chunk ids, or document ids when ``by_document``) that remove what an earlier run wrote; ``stale`` names
+    :class:`Built`, or a richer batch such as the shared call's). ``clear`` names queries taking ``$ids`` (the
+    batch's chunk ids) that remove what an earlier run wrote for them; ``stale`` names
     layers whose output depends on this one and must run again on the chunks it rewrites."""
 
     name: LayerName
     clear: tuple[str, ...] = ()
     stale: tuple[str, ...] = ()
-    by_document: bool = False
+    # A layer whose unit is a document part (its chunks of the same ``order // part_chunks``) rather than a
+    # chunk: its batches are whole parts (claims.Claims).
+    part_chunks: int | None = None
     # True when a batch's build reads what earlier batches wrote (after ``previous_written``): with several
     # workers, that read and the batch's write then hold the job-wide lock (claims.SerialLock).
     serial: bool = False
@@ -147,17 +149,15 @@ class Layer(ABC, Generic[B]):
 
     @abstractmethod
     def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> B:
-        """Everything that can fail, for whole chunks (whole documents when ``by_document``). A build that
+        """Everything that can fail, for whole chunks (whole document parts with ``part_chunks``). A build that
         reads what earlier batches write calls ``previous_written()`` before that read: it returns once they
         are committed (and raises their error)."""
 
     def write(self, tx: Transaction, built: B, batch: Sequence[ChunkRecord]) -> None:
         """Lock, clear, write and mark in the caller's transaction (retried whole by the driver)."""
-        done = set(built.done)
-        docs = sorted({c.document_id for c in batch if c.id in done})
         tx.run("distill/lock_chunks", ids=built.done)
         for name in self.clear:
-            tx.run(name, ids=docs if self.by_document else built.done)
+            tx.run(name, ids=built.done)
         for name, rows in built.rows:
             tx.run_batches(name, rows, batch_size=2000)
         tx.run("distill/mark_chunks", ids=built.done, layer=self.name, stale=list(self.stale))

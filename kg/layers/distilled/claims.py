@@ -10,6 +10,10 @@ claim also takes the chunks of owners on its own host whose process is gone (a k
 so a resumed run does not wait for their leases to expire. A chunk whose task failed loses its lease, and
 the worker does not claim it again in the same run (:meth:`Claims.failed`).
 
+A layer whose unit is larger than a chunk (the pseudo-graph's mind map) claims whole document parts: the chunks
+of a document whose ``order // part_chunks`` is the same, so a document of any size is distilled in batches of
+at most ``part_chunks`` of its chunks (or ``size``, whichever is larger) and never in one.
+
 Only the chunk ids and texts of the batches in flight are in memory: the pending set is never read whole.
 """
 
@@ -28,11 +32,12 @@ from kg.store.base import GraphStore, Transaction
 from kg.store.queries import (
     CLAIM_CANDIDATES,
     CLAIM_CHUNKS,
-    CLAIM_DOCUMENTS,
+    CLAIM_PARTS,
     LEASE_OWNERS,
     LOCK_SERIAL,
     PENDING_TOTAL,
     SERIAL_OWNER,
+    ClaimCandidateRow,
 )
 
 __all__ = ["Claims", "SerialLock", "new_owner"]
@@ -64,8 +69,9 @@ def _dead_on_this_host(owners: Sequence[str]) -> list[str]:
 
 @dataclass
 class Claims:
-    """The batches one worker claims for one layer (see the module docstring). ``by_document`` claims all
-    pending chunks of each document reached (a layer whose unit is the document)."""
+    """The batches one worker claims for one layer (see the module docstring). With ``part_chunks``, a batch is
+    whole document parts (every pending chunk of a document whose ``order // part_chunks`` is the same): as many
+    as fit in ``size`` chunks, at least one."""
 
     store: GraphStore
     layer: str
@@ -73,7 +79,7 @@ class Claims:
     size: int
     document_ids: list[str] | None = None
     retry_failed: bool = True
-    by_document: bool = False
+    part_chunks: int | None = None
     lease_seconds: float = 3600.0
     _after: str = ""
     _dead: list[str] = field(default_factory=list)
@@ -120,18 +126,44 @@ class Claims:
             self._dead = _dead_on_this_host([o for o in owners if o != self.owner])
 
     def _claim(self, tx: Transaction) -> tuple[str, list[ChunkRecord]]:
-        """The last candidate id (the cursor's next value; empty when there was none) and the chunks leased."""
+        """The cursor's next value (the last candidate taken; empty when there was none) and the chunks leased."""
         params = {"layer": self.layer, "retry_failed": self.retry_failed, "dead_owners": self._dead}
         candidates = tx.run(CLAIM_CANDIDATES, after=self._after, document_ids=self.document_ids,
                             limit=self.size, exclude=sorted(self._failed), **params)
-        if self.by_document and candidates:
-            documents = sorted({r["document_id"] for r in candidates})
-            candidates = tx.run(CLAIM_DOCUMENTS, documents=documents, **params)
-        rows = tx.run(CLAIM_CHUNKS, ids=[r["id"] for r in candidates], owner=self.owner,
-                      lease_ms=int(self.lease_seconds * 1000), layer=self.layer, dead_owners=self._dead)
-        last = max((r["id"] for r in candidates), default="")
+        ids = [r["id"] for r in candidates]
+        last = max(ids, default="")
+        if self.part_chunks is not None and candidates:
+            ids, last = self._whole_parts(tx, candidates, params, self.part_chunks)
+        rows = tx.run(CLAIM_CHUNKS, ids=ids, owner=self.owner, lease_ms=int(self.lease_seconds * 1000),
+                      layer=self.layer, dead_owners=self._dead)
         return last, [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])
                       for r in rows]
+
+    def _whole_parts(self, tx: Transaction, candidates: list[ClaimCandidateRow], params: dict[str, object],
+                     part_chunks: int) -> tuple[list[str], str]:
+        """The pending chunks of the document parts the candidates reach, in candidate order for as long as they
+        fit in ``size`` (the first part always), and the last candidate before the first part left out: the
+        next claim starts there, so a part left out is not passed by."""
+        def part_of(row: ClaimCandidateRow) -> tuple[str, int]:
+            return row["document_id"], row["order"] // part_chunks
+
+        reached = sorted({part_of(r) for r in candidates})
+        members: dict[tuple[str, int], list[str]] = {}
+        for r in tx.run(CLAIM_PARTS, parts=[{"document_id": d, "part": p} for d, p in reached],
+                        part_chunks=part_chunks, **params):
+            members.setdefault(part_of(r), []).append(r["id"])
+        taken: list[tuple[str, int]] = []
+        ids: list[str] = []
+        last = ""
+        for row in candidates:
+            part = part_of(row)
+            if part not in taken:
+                if taken and len(ids) + len(members.get(part, [])) > self.size:
+                    break
+                taken.append(part)
+                ids += members.get(part, [])
+            last = row["id"]
+        return ids, last
 
 
 # How long a worker waits between tries for the serial lock another worker holds.

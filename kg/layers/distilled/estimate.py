@@ -16,7 +16,8 @@ which (``completion_basis``). The calls follow what the job does
   without tags), else each layer's own task; ``fact_items`` for the pseudo-graph (regenerations not counted);
 - with tags: ``tag_classes`` once for the corpus (the classes are then kept in the graph) and ``tag_aliases``
   about once per batch of ``batch_chunks`` chunks (the aliases of the batch's new tags, 40 to a call);
-- with the pseudo-graph: ``mind_map`` once per document, its facts (here: its chunks) at most ``mind_map_tokens``.
+- with the pseudo-graph: ``mind_map`` once per document part (up to ``MIND_MAP_CHUNKS`` chunks), its facts (here:
+  its chunks) at most ``mind_map_tokens``.
 
 A re-load of unchanged files spends nothing (every chunk is marked); the estimate is for a first load.
 """
@@ -32,6 +33,7 @@ from kg.errors import LoaderError
 from kg.layers.corpus.ingest import prepare_structural
 from kg.layers.distilled.models import DistillConfig
 from kg.layers.distilled.pipeline import llm_tasks_of
+from kg.layers.distilled.pseudograph import MIND_MAP_CHUNKS
 from kg.layers.distilled.text import fact_listing
 from kg.llm import estimate_messages_tokens, render
 from kg.llm.prompts import load_prompt
@@ -124,8 +126,11 @@ def estimate_load(
                 if len(sample) < min(_TAG_SAMPLE, batch_chunks):  # tag classes come from the first batch
                     sample.append(chunk.text[:_SAMPLE_CHARS])
             if "mind_map" in by_task:
-                facts = fact_listing([c.text for c in prepared.chunks], mind_map_tokens)
-                spend("mind_map", {"title": title, "facts": facts})
+                parts: dict[int, list[str]] = {}
+                for chunk in prepared.chunks:
+                    parts.setdefault(chunk.order // MIND_MAP_CHUNKS, []).append(chunk.text)
+                for texts in parts.values():
+                    spend("mind_map", {"title": title, "facts": fact_listing(texts, mind_map_tokens)})
     if tags and n_chunks:
         samples = "\n\n".join(f"[{i + 1}] {text}" for i, text in enumerate(sample))
         spend("tag_classes", {"domain": "general", "samples": samples})

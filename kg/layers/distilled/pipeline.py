@@ -237,9 +237,9 @@ def distill(
             steps.append(SharedCallLayer(ctx, knowledge, covers))  # before the layers it covers
         steps.append(_MAKE[name](ctx, extractors))
 
-    def claims_of(name: str, by_document: bool = False) -> Claims:
+    def claims_of(name: str, part_chunks: int | None = None) -> Claims:
         return Claims(store, name, owner, size, document_ids=docs, retry_failed=retry_failed,
-                      by_document=by_document, lease_seconds=cfg.lease_seconds)
+                      part_chunks=part_chunks, lease_seconds=cfg.lease_seconds)
 
     for layer in steps:
         step_started = time.perf_counter()
@@ -250,7 +250,7 @@ def distill(
             report.layers[key] = LayerReport(method=layer.method)
             report.layers[key].pending = claims_of(key).pending()
         entries = {n: report.layers[n] for n in names}
-        claims = claims_of(layer.name, layer.by_document)
+        claims = claims_of(layer.name, layer.part_chunks)
         total = report.layers[layer.name].pending if layer.name in fresh else claims.pending()
         lock = SerialLock(store, owner, cfg.lease_seconds) if layer.serial else None
         try:

@@ -13,8 +13,11 @@ either; the layer writes what it gives.
 
 Every topic, route and item carries its path text (topic > route > ... > fact) and is embedded on it, and
 links with ``ITEM_OF`` to the chunks it came from: an item to its chunk, a route to its items' chunks, the
-topic to all of its document's chunks. A document's mind map is written in one transaction, so the layer's
-unit of work is the document.
+topic to all of the chunks it maps. A mind map covers one document part: a document's chunks of the same
+``order // MIND_MAP_CHUNKS`` (all of a document of up to 500 chunks), so a document of any size is mapped in
+bounded batches, one topic per part (ids ``<document>:topic``, ``<document>:p<part>:topic`` past the first). A
+part's mind map is written in one transaction, and the layer's unit of work is the part: its batches are whole
+parts, and a part is cleared through its chunks before it is written again.
 
 Fusion: topics and items are written with ``fusion_pending``; once the run's batches have committed, every
 pending node is fused with similar ones of other documents through the vector indexes
@@ -39,11 +42,13 @@ from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore, Transaction
 from kg.store.queries import FUSION_CANDIDATES, FUSION_PENDING, FUSION_SUPERS, FusionCandidateRow
 
-__all__ = ["PseudoGraphLayer", "fuse"]
+__all__ = ["MIND_MAP_CHUNKS", "PseudoGraphLayer", "fuse"]
 
 # Pending nodes fused per transaction: bounds a resumed run's transactions and the ids held, not the groups
 # (a later slice reuses the fusion nodes an earlier one wrote).
 _FUSION_SLICE = 1000
+# Chunks per mind map: a document part (claims.Claims). Fixed, so a part re-distilled later is the same part.
+MIND_MAP_CHUNKS = 500
 
 
 class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
@@ -51,13 +56,13 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
     # mind_map runs once per document: counting it per chunk errs high, the safe side for a budget.
     llm_tasks = ("fact_items", "mind_map")
     clear = ("distill/clear_pseudograph",)
-    by_document = True
+    part_chunks: int = MIND_MAP_CHUNKS
 
     def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
-        docs: dict[str, list[ChunkRecord]] = {}
+        docs: dict[str, list[ChunkRecord]] = {}  # by part: the document id, with ":p<part>" past the first
         for c in chunks:
-            docs.setdefault(c.document_id, []).append(c)
+            docs.setdefault(_part_key(c, self.part_chunks), []).append(c)
         items = self.extractor.verified(chunks, built)
         docs = {d: cs for d, cs in docs.items() if all(c.id in items for c in cs)}
         maps = self.extractor.mind_maps(docs, items, built)
@@ -65,16 +70,17 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
         routes: dict[str, dict[str, Any]] = {}
         facts: list[dict[str, Any]] = []
         embed = self.ctx.embedder.embed
-        for doc, (topic, paths) in maps.items():
-            topic_id = f"{doc}:topic"
+        for part, (topic, paths) in maps.items():
+            doc = docs[part][0].document_id
+            topic_id = f"{part}:topic"
             topics.append({"id": topic_id, "document_id": doc, "text": topic, "path_text": topic,
-                           "source": self.method, "chunk_ids": [c.id for c in docs[doc]]})
-            doc_items = [it for c in docs[doc] for it in items[c.id]]
-            leaf_of = self.extractor.place(topic, paths, docs[doc], doc_items)
+                           "source": self.method, "chunk_ids": [c.id for c in docs[part]]})
+            doc_items = [it for c in docs[part] for it in items[c.id]]
+            leaf_of = self.extractor.place(topic, paths, docs[part], doc_items)
             for it, path in zip(doc_items, leaf_of, strict=True):
                 parent = topic_id
                 for depth in range(1, len(path) + 1):
-                    route_id = f"{doc}:route{short_hash(*path[:depth])}"
+                    route_id = f"{part}:route{short_hash(*path[:depth])}"
                     route = routes.setdefault(route_id, {
                         "id": route_id, "document_id": doc, "parent_id": parent, "text": path[depth - 1],
                         "path_text": ROUTE_SEP.join((topic, *path[:depth])), "depth": depth, "chunk_ids": []})
@@ -86,7 +92,7 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
                     "chunk_id": it.chunk.id, "route_id": parent, "text": it.text, "topic": topic,
                     "path_text": ROUTE_SEP.join((topic, *path, it.text)), "rouge_l": round(it.rouge, 4),
                     "similarity": round(it.similarity, 4), "source": self.method})
-            built.done += [c.id for c in docs[doc]]
+            built.done += [c.id for c in docs[part]]
         unique = list({f["id"]: f for f in facts}.values())
         route_rows = sorted(routes.values(), key=lambda r: r["depth"])
         embedded = [*topics, *route_rows, *unique]
@@ -104,6 +110,12 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
             "SuperTopic groups": fuse(store, _TOPICS, cfg.topic_fusion, cfg),
             "SuperFact groups": fuse(store, _FACTS, cfg.fact_fusion, cfg),
         }
+
+
+def _part_key(chunk: ChunkRecord, part_chunks: int) -> str:
+    """The document part a chunk's mind map covers, as its nodes' ids begin: the document id for the first."""
+    part = chunk.order // part_chunks
+    return chunk.document_id if part == 0 else f"{chunk.document_id}:p{part}"
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,7 @@ class LLMTagExtractor:
 
 class LLMFactItemExtractor:
     """PG-RAG: fact items per chunk (``fact_items``) verified against the chunk, regenerated when some fail;
-    a mind map per document (``mind_map``); each item under the leaf route whose path text is nearest."""
+    a mind map per document part (``mind_map``); each item under the leaf route whose path text is nearest."""
 
     method = "llm"
 

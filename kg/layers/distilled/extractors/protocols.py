@@ -30,7 +30,7 @@ ROUTE_SEP = " > "
 """Joins a pseudo-graph path's parts: topic > route > ... > fact."""
 
 MindMapOutline = tuple[str, list[tuple[str, ...]]]
-"""A document's mind map: its topic and the leaf route paths under it."""
+"""A document part's mind map: its topic and the leaf route paths under it."""
 
 
 class AtomExtractor(Protocol):
@@ -105,7 +105,8 @@ class VerifiedItem:
 
 
 class FactItemExtractor(Protocol):
-    """The PG-RAG pseudo-graph's verified fact items, each document's mind map, and where items hang in it."""
+    """The PG-RAG pseudo-graph's verified fact items, each document part's mind map, and where items hang in it
+    (a part: a document's chunks of the same ``order // MIND_MAP_CHUNKS``, all of a document of up to 500)."""
 
     @property
     def method(self) -> str:
@@ -113,17 +114,18 @@ class FactItemExtractor(Protocol):
         ...
 
     def verified(self, chunks: Sequence[ChunkRecord], built: Built) -> dict[str, list[VerifiedItem]]:
-        """Verified items per chunk id; a chunk whose calls failed is absent (its document then fails)."""
+        """Verified items per chunk id; a chunk whose calls failed is absent (its document part then fails)."""
         ...
 
     def mind_maps(self, docs: dict[str, list[ChunkRecord]], items: dict[str, list[VerifiedItem]],
                   built: Built) -> dict[str, MindMapOutline]:
-        """Per document id: its topic and leaf route paths."""
+        """Per document part (``docs`` keys: the document id, with ``:p<part>`` past the first): its topic and
+        leaf route paths."""
         ...
 
     def place(self, topic: str, paths: list[tuple[str, ...]], chunks: list[ChunkRecord],
               items: list[VerifiedItem]) -> list[tuple[str, ...]]:
-        """The leaf path each of a document's ``items`` hangs under (``chunks``: the document's, in order)."""
+        """The leaf path each of a document part's ``items`` hangs under (``chunks``: the part's, in order)."""
         ...
 
 
