@@ -103,3 +103,14 @@ def test_deleting_a_document_takes_the_aliases_only_it_used(kb: GraphStore, tmp_
     assert (entity["name"], entity["aliases"]) == ("Zurich", [])  # only the deleted document wrote "Zürich"
     delete_documents(kb, first)
     assert kb.query(zurich) == []
+
+
+def test_a_forced_triples_run_writes_each_mention_once(kb: GraphStore, hotpot: list[str]) -> None:
+    # Mentions are created, not merged: the clear before each batch's write is what keeps them single.
+    mentions = "MATCH (:Chunk)-[m:MENTIONS]->(:Entity) RETURN count(m) AS n"
+    distill(kb, EMBEDDER, OfflineLLM(), layers=["triples"], document_ids=hotpot[:20])
+    before = count(kb, mentions)
+    distill(kb, EMBEDDER, OfflineLLM(), layers=["triples"], document_ids=hotpot[:20], force=True)
+    assert count(kb, mentions) == before > 20
+    assert count(kb, "MATCH (c:Chunk)-[m:MENTIONS]->(e) WITH c, e, count(m) AS k WHERE k > 1 "
+                     "RETURN count(*) AS n") == 0
