@@ -3,7 +3,9 @@
 Maven resolves the runtime jars from Maven Central into a cache reused across runs
 (``<cache_dir>/neo4j-<version>-gds-<gds version>/lib``), with the Graph Data Science library (GDS, the
 Maven artifacts of the plugin, on the server's classpath; its ``gds.*`` procedures are unrestricted in
-``neo4j.conf``: the ``ppr`` retrieval method runs its PageRank there). The cache key names both versions,
+``neo4j.conf``: the ``ppr`` retrieval method runs its PageRank there), and Strata's own procedure
+``strata.ppr.stream`` (``plugin/WeightedPageRank.java``, compiled with ``javac`` into the cache once: PageRank
+with weighted source nodes on a GDS projection). The cache key names both versions,
 so a cache resolved before GDS was added is not reused. Strata writes ``neo4j.conf`` (loopback only), sets
 a generated password before the first start, and runs ``org.neo4j.server.CommunityEntryPoint`` on Java 17 in the
 background with a pid file. Data lives in ``<home>/data`` and survives stop and start.
@@ -24,6 +26,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import logging
 import os
 import re
@@ -33,6 +36,7 @@ import socket
 import subprocess
 import tempfile
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
@@ -58,6 +62,10 @@ JARS_KEY = f"neo4j-{NEO4J_VERSION}-gds-{GDS_VERSION}"
 # the jar cache on the classpath.
 GDS_PROCEDURE_JARS = re.compile(rf"(alpha-)?proc(-[a-z-]+)?-{re.escape(GDS_VERSION)}\.jar")
 GDS_PLUGIN_PREFIX = "strata-gds-"  # the copies Strata owns in <home>/plugins (others are left alone)
+# Strata's own procedure (strata.ppr.stream: PageRank with weighted source nodes on a GDS projection, which GDS
+# 2.13 lacks), compiled once per source and jar cache against the cache's jars; named by a digest of both.
+PPR_PLUGIN_SOURCE = "plugin/WeightedPageRank.java"
+PPR_PLUGIN_PREFIX = "strata-ppr-"
 ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 # The JVM flags of the default 5.26 neo4j.conf; the --add-opens are required on Java 17.
 JVM_FLAGS = (
@@ -97,10 +105,12 @@ class ServerInfo:
 class LocalNeo4j:
     """Install, start, inspect and stop one local Neo4j Community server."""
 
-    def __init__(self, settings: LocalServerSettings, *, java: str = "java", mvn: str = "mvn") -> None:
+    def __init__(self, settings: LocalServerSettings, *, java: str = "java", mvn: str = "mvn",
+                 javac: str = "javac") -> None:
         self.settings = settings
         self.java = java
         self.mvn = mvn
+        self.javac = javac
         self.home = settings.home
         self.lib_dir = settings.cache_dir / JARS_KEY / "lib"
 
@@ -186,16 +196,53 @@ class LocalNeo4j:
             )
         return java
 
+    def ppr_plugin(self) -> Path | None:
+        """Strata's ``strata.ppr.stream`` procedure as a jar in the jar cache, compiled now with ``javac`` if
+        this source and jar cache have none yet; None (with a warning) where there is no ``javac`` (a JRE only):
+        ``ppr`` then runs GDS's unweighted PageRank once per seed weight group."""
+        source = resources.files("kg.provisioning").joinpath(PPR_PLUGIN_SOURCE).read_bytes()
+        digest = hashlib.sha256(source + JARS_KEY.encode()).hexdigest()[:16]
+        jar = self.lib_dir.parent / f"{PPR_PLUGIN_PREFIX}{digest}.jar"
+        if jar.is_file():
+            return jar
+        javac = shutil.which(self.javac)
+        if javac is None:
+            log.warning("no javac: the server starts without Strata's weighted PageRank procedure, and ppr runs "
+                        "GDS's PageRank once per seed weight group (slower; install a JDK to have it)")
+            return None
+        with tempfile.TemporaryDirectory(dir=self.lib_dir.parent) as tmp:
+            java_file = Path(tmp) / Path(PPR_PLUGIN_SOURCE).name
+            java_file.write_bytes(source)
+            classes = Path(tmp) / "classes"
+            proc = subprocess.run(
+                [javac, "--release", "17", "-nowarn", "-cp", f"{self.lib_dir}/*", "-d", str(classes), str(java_file)],
+                capture_output=True, text=True, check=False,
+            )
+            if proc.returncode != 0:
+                raise ProvisioningError(f"javac could not compile {PPR_PLUGIN_SOURCE}:\n{proc.stderr[-2000:]}")
+            staging = Path(tmp) / jar.name
+            with zipfile.ZipFile(staging, "w", zipfile.ZIP_DEFLATED) as out:
+                for path in sorted(classes.rglob("*.class")):
+                    out.write(path, path.relative_to(classes).as_posix())
+            with contextlib.suppress(OSError):  # another start built it meanwhile
+                staging.rename(jar)
+        return jar
+
     def install_plugins(self) -> list[Path]:
-        """Copy GDS's procedure jars from the jar cache into ``<home>/plugins`` (and drop copies of another
-        GDS version): Neo4j loads procedures from the plugins directory only."""
+        """Copy GDS's procedure jars from the jar cache into ``<home>/plugins``, with Strata's own procedure
+        (:meth:`ppr_plugin`), and drop copies of other versions: Neo4j loads procedures from the plugins
+        directory only."""
         plugins = self.home / "plugins"
         private_dir(plugins)
         wanted = {GDS_PLUGIN_PREFIX + jar.name: jar for jar in sorted(self.lib_dir.glob("*.jar"))
                   if GDS_PROCEDURE_JARS.fullmatch(jar.name)}
-        for old in plugins.glob(GDS_PLUGIN_PREFIX + "*.jar"):
-            if old.name not in wanted:
-                old.unlink()
+        own = self.ppr_plugin()
+        if own is not None:
+            wanted[own.name] = own
+        for prefix in (GDS_PLUGIN_PREFIX, PPR_PLUGIN_PREFIX):
+            for old in plugins.glob(prefix + "*.jar"):
+                if old.name not in wanted:
+                    old.unlink()
         installed = []
         for name, jar in wanted.items():
             target = plugins / name
@@ -249,7 +296,8 @@ class LocalNeo4j:
                 f"server.memory.heap.max_size={s.heap}",
                 f"server.memory.pagecache.size={s.pagecache}",
                 "dbms.usage_report.enabled=false",
-                # GDS reads the graph through internal APIs; its procedures run only when unrestricted.
+                # GDS reads the graph through internal APIs; its procedures run only when unrestricted
+                # (Strata's strata.ppr.stream needs no such right).
                 "dbms.security.procedures.unrestricted=gds.*",
                 "db.tx_log.rotation.retention_policy=2 days 1G",
                 # A vector index gains a Lucene segment per write transaction and a search walks every

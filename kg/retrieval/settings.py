@@ -118,9 +118,10 @@ class PPRSettings(_Settings):
     at most ``iterations`` (or until ``tolerance``). ``engine``: "auto" runs the PageRank in GDS when the server
     has it, else the Cypher fallback, except that a graph of at most ``memory_nodes`` chunks and entities (0 by
     default: opt in for a long-lived process) runs in this process on the graph read once, with exact restart
-    weights; "memory", "gds" or "cypher" force one. GDS runs at
-    most ``levels`` PageRanks per query (seed weight groups) on ``concurrency`` threads; the fallback runs in
-    Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind."""
+    weights; "memory", "gds" or "cypher" force one. In GDS, one PageRank with exact restart weights where the
+    server has Strata's ``strata.ppr.stream`` (a server Strata provisions has it) and ``weighted``; else at
+    most ``levels`` GDS PageRanks per query (seed weight groups) on ``concurrency`` threads. The fallback runs
+    in Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind."""
 
     damping: float = Field(0.5, gt=0.0, lt=1.0)
     passage_weight: float = Field(0.05, ge=0.0)
@@ -139,6 +140,7 @@ class PPRSettings(_Settings):
     concurrency: int = Field(1, ge=1)
     hops: int = Field(3, ge=1)
     fanout: int = Field(50, ge=1)
+    weighted: bool = True
 
 
 class TagsSettings(_Settings):

@@ -355,6 +355,11 @@ class GraphNameRow(TypedDict):
     graph: str
 
 
+class PPRGdsRow(TypedDict):
+    present: bool  # GDS's PageRank and catalog
+    weighted: bool  # Strata's strata.ppr.stream (weighted source nodes on a GDS projection)
+
+
 class PPRRankRow(TypedDict):
     chunk_id: str
     score: float
@@ -393,11 +398,12 @@ class ChunkIdRow(TypedDict):
 
 
 PPR_SEEDS = Query("retrieval/ppr_seeds", PPRSeedsRow)
-PPR_GDS = Query("retrieval/ppr_gds", PresentRow)
+PPR_GDS = Query("retrieval/ppr_gds", PPRGdsRow)
 PPR_GRAPHS = Query("retrieval/ppr_graphs", GraphNameRow)
 PPR_DROP = Query("retrieval/ppr_drop", GraphNameRow)
 PPR_PROJECT = Query("retrieval/ppr_project", PPRProjectRow)
 PPR_RANK = Query("retrieval/ppr_rank", PPRRankRow)
+PPR_RANK_WEIGHTED = Query("retrieval/ppr_rank_weighted", PPRRankRow)
 PPR_NEIGHBOURS = Query("retrieval/ppr_neighbours", PPRNeighboursRow)
 PPR_EDGES = Query("retrieval/ppr_edges", PPREdgesRow)
 PPR_PATHS = Query("retrieval/ppr_paths", PPRPathRow)

@@ -9,6 +9,7 @@ import os
 import socket
 import threading
 import urllib.request
+import zipfile
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -117,6 +118,32 @@ def test_missing_maven_says_what_to_install(tmp_path: Path) -> None:
     server = LocalNeo4j(settings, mvn="mvn-not-installed-here")
     with pytest.raises(MissingToolError, match="Maven"):
         server.ensure_jars()
+
+
+def test_strata_ppr_procedure_is_compiled_once_and_installed_as_a_plugin(tmp_path: Path) -> None:
+    """strata.ppr.stream's jar is built from the packaged source against the jar cache, reused by later starts,
+    and copied into the plugins folder in place of a copy of another version."""
+    server = make_server(tmp_path)
+    server.ensure_jars()
+    jar = server.ppr_plugin()
+    assert jar is not None and jar.parent == server.lib_dir.parent
+    with zipfile.ZipFile(jar) as archive:
+        assert "strata/ppr/WeightedPageRank.class" in archive.namelist()
+    assert server.ppr_plugin() == jar
+    stale = tmp_path / "plugins" / "strata-ppr-0000000000000000.jar"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"an older build")
+    installed = server.install_plugins()
+    assert tmp_path / "plugins" / jar.name in installed and not stale.exists()
+
+
+def test_without_javac_the_server_has_no_strata_procedure_and_says_so(tmp_path: Path,
+                                                                      caplog: pytest.LogCaptureFixture) -> None:
+    settings = make_server(tmp_path).settings.model_copy(update={"cache_dir": tmp_path / "cache"})
+    server = LocalNeo4j(settings, javac="javac-not-installed-here")
+    with caplog.at_level(logging.WARNING, logger="kg.provisioning.local"):
+        assert server.ppr_plugin() is None
+    assert "no javac" in caplog.text
 
 
 def test_port_taken_is_reported(tmp_path: Path) -> None:

@@ -163,6 +163,8 @@ def test_the_local_test_server_has_gds(neo4j_server: TestServer, store: GraphSto
         pytest.skip("the session's server was not provisioned by Strata (STRATA_TEST_NEO4J_URI or Docker)")
     assert store.query("CALL gds.version() YIELD gdsVersion RETURN gdsVersion")[0]["gdsVersion"] == GDS_VERSION
     assert PPRRetriever(store, EMBEDDER).uses_gds()
+    assert PPRRetriever(store, EMBEDDER).uses_weighted()
+    assert not PPRRetriever(store, EMBEDDER, weighted=False).uses_weighted()
 
 
 def _ranked(store: GraphStore, question: str, **settings: object) -> list[str]:
@@ -275,8 +277,26 @@ def test_cypher_fallback_agrees_with_memory_and_gds(distilled: Corpus) -> None:
     assert _ranked(store, question, engine="memory") == local
     if not PPRRetriever(store, EMBEDDER).uses_gds():
         pytest.skip("the session's server has no GDS")
-    # With as many weight groups as seeds GDS runs the exact restart weights too.
-    assert _ranked(store, question, engine="gds", levels=100) == local
+    # Strata's weighted procedure runs the exact restart weights; without it, GDS with as many weight groups
+    # as seeds does too.
+    assert _ranked(store, question, engine="gds") == local
+    assert _ranked(store, question, engine="gds", weighted=False, levels=100) == local
+
+
+def test_weighted_gds_pagerank_is_the_exact_pagerank(distilled: Corpus) -> None:
+    """Strata's strata.ppr.stream on the GDS projection gives the client-held graph's masses (the exact restart
+    weights, one run): the same chunks in the same order with the same scores, for several questions."""
+    store = distilled.store
+    gds = PPRRetriever(store, EMBEDDER, engine="gds")
+    if not gds.uses_weighted():
+        pytest.skip("the session's server has no strata.ppr.stream (not provisioned by Strata)")
+    memory = PPRRetriever(store, EMBEDDER, engine="memory")
+    for question in ("Where was Timothy Shay Arthur born?", "Which magazine was started first?",
+                     "Who published the magazine First for Women, and where is it based?"):
+        exact = [(h.chunk_id, h.score) for h in memory.retrieve(question, k=8)]
+        weighted = [(h.chunk_id, h.score) for h in gds.retrieve(question, k=8)]
+        assert [c for c, _ in weighted] == [c for c, _ in exact]
+        assert [s for _, s in weighted] == pytest.approx([s for _, s in exact], rel=1e-9)
 
 
 def test_engine_gds_and_no_seeds(distilled: Corpus) -> None:

@@ -35,10 +35,14 @@ it (label and relationship counts and the newest load, which ``ppr_seeds`` retur
 round trip), so the first query after a load, a delete or a distillation reads it again; a process holds one
 per database.
 
-With GDS (``gds.pageRank.stream`` on a named in-memory projection, damping ``damping``, ``concurrency``
-threads): GDS 2.13 takes source nodes without weights; PageRank is linear in its restart vector, so the seeds
-are grouped into at most ``levels`` groups of about equal weight (log-spaced), each group runs once and the
-runs are summed, each scaled by its group's mean weight. The projection has the same name, is re-projected
+With GDS, on a named in-memory projection: where the server has Strata's procedure ``strata.ppr.stream``
+(``kg/provisioning/plugin/WeightedPageRank.java``, which a server Strata provisions loads as a plugin) and
+``weighted`` is on, one run with each seed's exact restart weight: the same push as the client's graph, over the
+projection GDS holds, visiting only the nodes the mass reaches. Else ``gds.pageRank.stream`` (damping
+``damping``, ``concurrency`` threads), which in GDS 2.13 takes source nodes without weights and visits every node
+in each iteration; PageRank is linear in its restart vector, so the seeds are grouped into at most ``levels``
+groups of about equal weight (log-spaced), each group runs once and the runs are summed, each scaled by its
+group's mean weight. The projection has the same name, is re-projected
 lazily by the first query after a change, and stale projections are dropped. A retriever remembers the
 projection it last used and consults the GDS catalog only when the fingerprint changes or the projection went
 missing (a restarted server, another session that saw a newer graph dropped it).
@@ -83,6 +87,7 @@ from kg.store.queries import (
     PPR_PATHS,
     PPR_PROJECT,
     PPR_RANK,
+    PPR_RANK_WEIGHTED,
     PPR_SEEDS,
     PPREdgesRow,
     PPRPathRow,
@@ -322,7 +327,7 @@ class PPRRetriever(Retriever):
                  entity_candidates: int = 20, passage_candidates: int = 50, mention_weight: float = 1.0,
                  fact_weight: float = 1.0, reference_weight: float = 1.0, levels: int = 3, iterations: int = 20,
                  tolerance: float = 1e-4, engine: str = "auto", memory_nodes: int = 0, concurrency: int = 1,
-                 hops: int = 3, fanout: int = 50) -> None:
+                 hops: int = 3, fanout: int = 50, weighted: bool = True) -> None:
         self.store, self.embedder = store, embedder
         self.damping, self.passage_weight = damping, passage_weight
         self.fact_seeds, self.fact_candidates = fact_seeds, fact_candidates
@@ -332,7 +337,9 @@ class PPRRetriever(Retriever):
         self.levels, self.iterations, self.tolerance = levels, iterations, tolerance
         self.engine, self.memory_nodes, self.concurrency = engine, memory_nodes, concurrency
         self.hops, self.fanout = hops, fanout
+        self.weighted = weighted
         self._gds: bool | None = None
+        self._weighted: bool | None = None
         self._graph: str | None = None  # the projection this retriever last found or made
         self._lock = threading.Lock()
 
@@ -341,11 +348,18 @@ class PPRRetriever(Retriever):
         """Whether this retriever may run PageRank in GDS (``engine`` "gds", or "auto" on a server that has
         it, for a graph of more than ``memory_nodes`` nodes); "gds" on a server without GDS raises."""
         if self._gds is None:
-            present = self.engine in ("auto", "gds") and bool(self.store.read(PPR_GDS)[0]["present"])
+            row = self.store.read(PPR_GDS)[0] if self.engine in ("auto", "gds") else None
+            present = row is not None and bool(row["present"])
             if self.engine == "gds" and not present:
                 raise RetrievalError(NO_GDS.split(";")[0] + "; choose engine 'auto', 'memory' or 'cypher'")
             self._gds = present
+            self._weighted = present and row is not None and bool(row["weighted"])
         return self._gds
+
+    def uses_weighted(self) -> bool:
+        """Whether PageRank in GDS runs once with each seed's own restart weight (Strata's ``strata.ppr.stream``
+        on the server, and ``weighted``), rather than once per seed weight group."""
+        return self.weighted and self.uses_gds() and bool(self._weighted)
 
     def engine_for(self, nodes: int) -> str:
         """Where PageRank runs on a graph of ``nodes`` chunks and entities: "memory" (in this process, on the
@@ -439,16 +453,22 @@ class PPRRetriever(Retriever):
         # projection went missing: a server restart, or another session that saw a newer graph dropped it).
         if graph != self._graph:
             self.ensure_projection(graph)
-        params = dict(graph=graph, groups=seed_groups(seeds.all(), self.levels), damping=self.damping,
-                      iterations=self.iterations, tolerance=self.tolerance, concurrency=self.concurrency,
+        common = dict(graph=graph, damping=self.damping, iterations=self.iterations, tolerance=self.tolerance,
                       depth=max(500, 10 * k), k=k, **filter_params(where))
+        if self.uses_weighted():
+            query = PPR_RANK_WEIGHTED
+            params = dict(common, chunks=[{"id": s.id, "weight": s.weight} for s in seeds.chunks.values()],
+                          entities=[{"id": s.id, "weight": s.weight} for s in seeds.entities.values()])
+        else:
+            query = PPR_RANK
+            params = dict(common, groups=seed_groups(seeds.all(), self.levels), concurrency=self.concurrency)
         try:
-            rows = self.store.read(PPR_RANK, **params)
+            rows = self.store.read(query, **params)
         except QueryError as exc:
             if "does not exist" not in str(exc):
                 raise
             self.ensure_projection(graph)
-            rows = self.store.read(PPR_RANK, **params)
+            rows = self.store.read(query, **params)
         return [(r["chunk_id"], float(r["score"])) for r in rows]
 
     def _rank_local(self, seeds: Seeds, k: int, where: RetrievalFilter | None) -> list[tuple[str, float]]:
