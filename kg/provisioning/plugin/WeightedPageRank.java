@@ -1,11 +1,12 @@
 package strata.ppr;
 
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
+
+import org.eclipse.collections.impl.map.mutable.primitive.LongDoubleHashMap;
 
 import org.neo4j.gds.NodeLabel;
 import org.neo4j.gds.api.Graph;
@@ -75,53 +76,74 @@ public final class WeightedPageRank {
                 .graphStore();
         Graph graph = store.getGraph(store.nodeLabels(), store.relationshipTypes(), Optional.of("weight"))
                 .concurrentCopy();
-        Map<Long, Double> rank = new HashMap<>();
+        double[] degrees = weightedDegrees(store, graph);
+        LongDoubleHashMap rank = new LongDoubleHashMap();
         for (int i = 0; i < sources.size(); i++) {
             long node = graph.safeToMappedNodeId(sources.get(i).getId());
             double weight = weights.get(i);
             if (node >= 0 && weight > 0) {
-                rank.merge(node, (1 - damping) * weight, Double::sum);
+                rank.addToValue(node, (1 - damping) * weight);
             }
         }
-        Map<Long, Double> delta = new HashMap<>(rank);
-        Map<Long, Double> degrees = new HashMap<>();
+        LongDoubleHashMap delta = new LongDoubleHashMap(rank);
         for (long step = 0; step < iterations; step++) {
             guard.check();
-            Map<Long, Double> next = new HashMap<>();
-            for (Map.Entry<Long, Double> entry : delta.entrySet()) {
-                double mass = entry.getValue();
-                long node = entry.getKey();
-                if (mass <= tolerance) {
-                    continue;
-                }
-                double degree = degrees.computeIfAbsent(node, n -> weightedDegree(graph, n));
-                if (degree <= 0) {
-                    continue;
+            LongDoubleHashMap next = new LongDoubleHashMap();
+            delta.forEachKeyValue((node, mass) -> {
+                double degree = degrees[(int) node];
+                if (mass <= tolerance || degree <= 0) {
+                    return;
                 }
                 double share = damping * mass / degree;
                 graph.forEachRelationship(node, 1.0, (source, target, weight) -> {
-                    next.merge(target, share * weight, Double::sum);
+                    next.addToValue(target, share * weight);
                     return true;
                 });
-            }
+            });
             if (next.isEmpty()) {
                 break;
             }
-            next.forEach((node, mass) -> rank.merge(node, mass, Double::sum));
+            next.forEachKeyValue(rank::addToValue);
             delta = next;
         }
         NodeLabel wanted = NodeLabel.of(label);
-        List<Map.Entry<Long, Double>> ranked = new ArrayList<>();
-        for (Map.Entry<Long, Double> entry : rank.entrySet()) {
-            if (entry.getValue() > 0 && graph.hasLabel(entry.getKey(), wanted)) {
-                ranked.add(entry);
+        List<Scored> ranked = new ArrayList<>();
+        rank.forEachKeyValue((node, mass) -> {
+            if (mass > 0 && graph.hasLabel(node, wanted)) {
+                ranked.add(new Scored(node, mass));
             }
-        }
-        ranked.sort((a, b) -> Double.compare(b.getValue(), a.getValue()));
+        });
+        ranked.sort((a, b) -> Double.compare(b.score, a.score));
         return ranked.stream()
                 .limit(depth)
-                .map(e -> new Ranked(tx.getNodeById(graph.toOriginalNodeId(e.getKey())), e.getValue()));
+                .map(n -> new Ranked(tx.getNodeById(graph.toOriginalNodeId(n.node)), n.score));
     }
+
+    private record Scored(long node, double score) {
+    }
+
+    /**
+     * Each node's weighted degree (the sum of its relationships' weights), indexed by GDS node id: computed once
+     * per projection and kept while the projection is the last one asked for (a projection never changes: a
+     * changed graph is a new projection under a new name).
+     */
+    private static double[] weightedDegrees(GraphStore store, Graph graph) {
+        Degrees held = lastDegrees;
+        if (held != null && held.store.get() == store) {
+            return held.degrees;
+        }
+        double[] degrees = new double[Math.toIntExact(graph.nodeCount())];
+        for (int node = 0; node < degrees.length; node++) {
+            degrees[node] = weightedDegree(graph, node);
+        }
+        lastDegrees = new Degrees(new WeakReference<>(store), degrees);
+        return degrees;
+    }
+
+    private record Degrees(WeakReference<GraphStore> store, double[] degrees) {
+    }
+
+    private static volatile Degrees lastDegrees;
 
     private static double weightedDegree(Graph graph, long node) {
         double[] sum = {0.0};

@@ -454,14 +454,17 @@ class PPRRetriever(Retriever):
         if graph != self._graph:
             self.ensure_projection(graph)
         common = dict(graph=graph, damping=self.damping, iterations=self.iterations, tolerance=self.tolerance,
-                      depth=max(500, 10 * k), k=k, **filter_params(where))
+                      k=k, **filter_params(where))
         if self.uses_weighted():
+            # The procedure ranks chunks only, so without filters the k best are all the query needs.
             query = PPR_RANK_WEIGHTED
             params = dict(common, chunks=[{"id": s.id, "weight": s.weight} for s in seeds.chunks.values()],
-                          entities=[{"id": s.id, "weight": s.weight} for s in seeds.entities.values()])
+                          entities=[{"id": s.id, "weight": s.weight} for s in seeds.entities.values()],
+                          depth=k if where is None else max(500, 10 * k))
         else:
             query = PPR_RANK
-            params = dict(common, groups=seed_groups(seeds.all(), self.levels), concurrency=self.concurrency)
+            params = dict(common, groups=seed_groups(seeds.all(), self.levels), concurrency=self.concurrency,
+                          depth=max(500, 10 * k))
         try:
             rows = self.store.read(query, **params)
         except QueryError as exc:
