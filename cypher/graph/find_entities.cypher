@@ -4,5 +4,5 @@ CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: $limit}) YIELD
 WITH e, score, toLower(e.name) = toLower($wanted)
      OR any(a IN coalesce(e.aliases, []) WHERE toLower(a) = toLower($wanted)) AS exact
 RETURN e.id AS id, e.name AS name, e.type AS type, coalesce(e.aliases, []) AS aliases, exact, score,
-       COUNT { (e)<-[:SUBJECT|OBJECT]-(:Fact) } AS facts, COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS mentions
+       COUNT { (e)<-[:SUBJECT|OBJECT]-() } AS facts, COUNT { (e)<-[:MENTIONS]-() } AS mentions
 ORDER BY exact DESC, score DESC, facts DESC

@@ -6,7 +6,9 @@
 //   dense    the $passage_candidates chunks nearest the query (chunk_embedding);
 //   lexical  the $passage_candidates best Lucene (BM25) chunks for $query (skipped when $query is '').
 // Scores are raw cosines for the vector paths, BM25 for lexical, 1.0 for a named entity. `chunks` is the number
-// of chunks that mention an entity (HippoRAG 2 divides an entity's weight by it), 1 for a chunk.
+// of chunks that mention an entity (HippoRAG 2 divides an entity's weight by it), 1 for a chunk: only chunks
+// mention entities, so it is the entity's MENTIONS degree, read from the store without walking the
+// relationships (naming the other end's label made every count walk them: 92,847 for one hub entity at 100k).
 // One row: the seeds, and in the same round trip the graph's `version`, whose hash names the GDS projection
 // (kg.retrieval.methods.ppr); with $vector null and $query '' only the version.
 CALL () {
@@ -15,14 +17,14 @@ CALL () {
   MATCH (f)-[:SUBJECT|OBJECT]->(e:Entity)
   RETURN 'fact' AS kind, e.id AS id, e.name AS name, 2 * vector.similarity.cosine(f.embedding, v) - 1 AS score,
          coalesce(f.text, f.head + ' ' + f.relation + ' ' + f.tail) AS via, f.id AS via_id,
-         COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS chunks
+         COUNT { (e)<-[:MENTIONS]-() } AS chunks
   UNION ALL
   UNWIND CASE WHEN $query = '' THEN [] ELSE [$query] END AS q
   CALL db.index.fulltext.queryNodes('entity_names', q, {limit: $entity_candidates}) YIELD node AS e
   WITH e, [n IN [e.name] + coalesce(e.aliases, []) WHERE n IS NOT NULL AND size(n) > 2 AND $question CONTAINS n] AS named
   WHERE size(named) > 0
   RETURN 'name' AS kind, e.id AS id, e.name AS name, 1.0 AS score, named[0] AS via, null AS via_id,
-         COUNT { (e)<-[:MENTIONS]-(:Chunk) } AS chunks
+         COUNT { (e)<-[:MENTIONS]-() } AS chunks
   UNION ALL
   UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS v
   CALL db.index.vector.queryNodes('chunk_embedding', $passage_candidates, v) YIELD node AS c

@@ -2,8 +2,10 @@ package strata.ppr;
 
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.PriorityQueue;
 import java.util.stream.Stream;
 
 import org.eclipse.collections.impl.map.mutable.primitive.LongDoubleHashMap;
@@ -106,17 +108,24 @@ public final class WeightedPageRank {
             next.forEachKeyValue(rank::addToValue);
             delta = next;
         }
+        // The best `depth` by a bounded heap: a hub entity's push can reach most of the graph's chunks, and
+        // sorting all of them cost more than the push.
         NodeLabel wanted = NodeLabel.of(label);
-        List<Scored> ranked = new ArrayList<>();
+        int keep = Math.toIntExact(Math.max(depth, 0));
+        PriorityQueue<Scored> best = new PriorityQueue<>(Comparator.comparingDouble(Scored::score));
         rank.forEachKeyValue((node, mass) -> {
-            if (mass > 0 && graph.hasLabel(node, wanted)) {
-                ranked.add(new Scored(node, mass));
+            if (keep == 0 || mass <= 0 || (best.size() == keep && mass <= best.peek().score())
+                    || !graph.hasLabel(node, wanted)) {
+                return;
             }
+            if (best.size() == keep) {
+                best.poll();
+            }
+            best.add(new Scored(node, mass));
         });
-        ranked.sort((a, b) -> Double.compare(b.score, a.score));
-        return ranked.stream()
-                .limit(depth)
-                .map(n -> new Ranked(tx.getNodeById(graph.toOriginalNodeId(n.node)), n.score));
+        List<Scored> ranked = new ArrayList<>(best);
+        ranked.sort(Comparator.comparingDouble(Scored::score).reversed());
+        return ranked.stream().map(n -> new Ranked(tx.getNodeById(graph.toOriginalNodeId(n.node)), n.score));
     }
 
     private record Scored(long node, double score) {
