@@ -2,13 +2,12 @@ package strata.ppr;
 
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.PriorityQueue;
 import java.util.stream.Stream;
-
-import org.eclipse.collections.impl.map.mutable.primitive.LongDoubleHashMap;
 
 import org.neo4j.gds.NodeLabel;
 import org.neo4j.gds.api.Graph;
@@ -79,56 +78,131 @@ public final class WeightedPageRank {
         Graph graph = store.getGraph(store.nodeLabels(), store.relationshipTypes(), Optional.of("weight"))
                 .concurrentCopy();
         double[] degrees = weightedDegrees(store, graph);
-        LongDoubleHashMap rank = new LongDoubleHashMap();
+        Push push = new Push(degrees.length);
         for (int i = 0; i < sources.size(); i++) {
             long node = graph.safeToMappedNodeId(sources.get(i).getId());
             double weight = weights.get(i);
             if (node >= 0 && weight > 0) {
-                rank.addToValue(node, (1 - damping) * weight);
+                push.receive((int) node, (1 - damping) * weight);
             }
         }
-        LongDoubleHashMap delta = new LongDoubleHashMap(rank);
-        for (long step = 0; step < iterations; step++) {
+        for (long step = 0; step < iterations && push.advance(); step++) {
             guard.check();
-            LongDoubleHashMap next = new LongDoubleHashMap();
-            delta.forEachKeyValue((node, mass) -> {
-                double degree = degrees[(int) node];
-                if (mass <= tolerance || degree <= 0) {
-                    return;
+            for (int k = 0; k < push.delta.size; k++) {
+                int node = push.delta.nodes[k];
+                double mass = push.delta.mass[node];
+                if (mass <= tolerance || degrees[node] <= 0) {
+                    continue;
                 }
-                double share = damping * mass / degree;
+                double share = damping * mass / degrees[node];
                 graph.forEachRelationship(node, 1.0, (source, target, weight) -> {
-                    next.addToValue(target, share * weight);
+                    push.receive((int) target, share * weight);
                     return true;
                 });
-            });
-            if (next.isEmpty()) {
-                break;
             }
-            next.forEachKeyValue(rank::addToValue);
-            delta = next;
         }
-        // The best `depth` by a bounded heap: a hub entity's push can reach most of the graph's chunks, and
-        // sorting all of them cost more than the push.
+        push.advance();
+        // The best `depth` in a bounded heap: a hub entity's push can reach most of the graph's chunks, and only
+        // `depth` of them are wanted.
         NodeLabel wanted = NodeLabel.of(label);
         int keep = Math.toIntExact(Math.max(depth, 0));
         PriorityQueue<Scored> best = new PriorityQueue<>(Comparator.comparingDouble(Scored::score));
-        rank.forEachKeyValue((node, mass) -> {
+        for (int k = 0; k < push.rankedSize; k++) {
+            int node = push.ranked[k];
+            double mass = push.rank[node];
             if (keep == 0 || mass <= 0 || (best.size() == keep && mass <= best.peek().score())
                     || !graph.hasLabel(node, wanted)) {
-                return;
+                continue;
             }
             if (best.size() == keep) {
                 best.poll();
             }
             best.add(new Scored(node, mass));
-        });
+        }
         List<Scored> ranked = new ArrayList<>(best);
         ranked.sort(Comparator.comparingDouble(Scored::score).reversed());
         return ranked.stream().map(n -> new Ranked(tx.getNodeById(graph.toOriginalNodeId(n.node)), n.score));
     }
 
     private record Scored(long node, double score) {
+    }
+
+    /**
+     * Masses over GDS node ids in dense arrays, with the list of the nodes each holds, so that an iteration
+     * visits only the nodes it reached (a hub entity's push reaches most chunks: primitive hash maps cost about
+     * as much as the rest of the query at 100k passages). {@code next} gathers what this iteration passes on; {@link #advance} adds it to {@code rank} and
+     * makes it the {@code delta} the next iteration passes on.
+     */
+    private static final class Push {
+        final double[] rank;
+        int[] ranked = new int[64];  // the nodes with mass in rank, in the order first reached
+        int rankedSize;
+        Frontier delta;
+        Frontier next;
+
+        Push(int nodes) {
+            rank = new double[nodes];
+            delta = new Frontier(nodes);
+            next = new Frontier(nodes);
+        }
+
+        void receive(int node, double mass) {
+            next.add(node, mass);
+        }
+
+        /** Whether the last iteration passed any mass on (the next one has something to push). */
+        boolean advance() {
+            delta.clear();
+            Frontier passed = next;
+            next = delta;
+            delta = passed;
+            for (int k = 0; k < delta.size; k++) {
+                int node = delta.nodes[k];
+                if (delta.mass[node] <= 0) {  // reached only along relationships of weight 0
+                    continue;
+                }
+                if (rank[node] == 0) {
+                    if (rankedSize == ranked.length) {
+                        ranked = Arrays.copyOf(ranked, rankedSize * 2);
+                    }
+                    ranked[rankedSize++] = node;
+                }
+                rank[node] += delta.mass[node];
+            }
+            return delta.size > 0;
+        }
+    }
+
+    /** Masses of some nodes: a dense array and the nodes set in it, in the order first set. */
+    private static final class Frontier {
+        final double[] mass;
+        final boolean[] held;
+        int[] nodes = new int[64];
+        int size;
+
+        Frontier(int nodes) {
+            mass = new double[nodes];
+            held = new boolean[nodes];
+        }
+
+        void add(int node, double value) {
+            if (!held[node]) {
+                held[node] = true;
+                if (size == nodes.length) {
+                    nodes = Arrays.copyOf(nodes, size * 2);
+                }
+                nodes[size++] = node;
+            }
+            mass[node] += value;
+        }
+
+        void clear() {
+            for (int k = 0; k < size; k++) {
+                mass[nodes[k]] = 0;
+                held[nodes[k]] = false;
+            }
+            size = 0;
+        }
     }
 
     /**
