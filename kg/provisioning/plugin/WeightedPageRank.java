@@ -130,8 +130,8 @@ public final class WeightedPageRank {
     /**
      * Masses over GDS node ids in dense arrays, with the list of the nodes each holds, so that an iteration
      * visits only the nodes it reached (a hub entity's push reaches most chunks: primitive hash maps cost about
-     * as much as the rest of the query at 100k passages). {@code next} gathers what this iteration passes on; {@link #advance} adds it to {@code rank} and
-     * makes it the {@code delta} the next iteration passes on.
+     * as much as the rest of the query at 100k passages). {@code next} gathers what this iteration passes on;
+     * {@link #advance} adds it to {@code rank} and makes it the {@code delta} the next iteration passes on.
      */
     private static final class Push {
         final double[] rank;
