@@ -20,7 +20,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kg.embeddings.base import Embedder, l2_normalise
-from kg.shared.text import is_cjk
+from kg.shared.text import has_cjk
 
 __all__ = ["HashingEmbedder"]
 
@@ -40,7 +40,7 @@ class HashingEmbedder(Embedder):
     def _features(self, text: str) -> list[str]:
         feats: list[str] = []
         for word in _TOKEN.findall(text.lower()):
-            if any(is_cjk(ch) for ch in word):
+            if has_cjk(word):
                 chars = list(word)
                 feats.extend(f"c:{ch}" for ch in chars)
                 feats.extend(f"b:{x}{y}" for x, y in itertools.pairwise(chars))

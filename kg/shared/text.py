@@ -16,7 +16,7 @@ from typing import Literal
 
 __all__ = [
     "CJK_CHARACTERS", "LANGUAGE_CJK_SHARE", "MAX_WORD_CHARS", "cjk_share", "count_tokens", "detect_language",
-    "estimate_messages_tokens", "estimate_tokens", "is_cjk", "text_key", "title_core", "token_spans",
+    "estimate_messages_tokens", "estimate_tokens", "has_cjk", "is_cjk", "text_key", "title_core", "token_spans",
 ]
 
 _CJK_RANGES = (
@@ -39,10 +39,21 @@ _CHUNK_TOKEN = re.compile(
 )
 
 
+_CJK_CHARACTER = re.compile(f"[{CJK_CHARACTERS}]")
+_FIRST_CJK_CODE = min(lo for lo, _ in _CJK_RANGES)
+
+
 def is_cjk(ch: str) -> bool:
     """True when ``ch`` is a CJK ideograph, kana or hangul syllable."""
     code = ord(ch)
-    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+    # Most characters a loader sees come before every CJK block: one comparison settles them.
+    return code >= _FIRST_CJK_CODE and any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` holds at least one CJK character (one regular-expression scan, not a call per
+    character: this runs for every word a load writes)."""
+    return not text.isascii() and _CJK_CHARACTER.search(text) is not None
 
 
 def cjk_share(text: str) -> float:

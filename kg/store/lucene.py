@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-from kg.shared.text import CJK_CHARACTERS, is_cjk
+from kg.shared.text import CJK_CHARACTERS, has_cjk
 
 __all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lookup_terms", "lucene_query", "name_query"]
 
@@ -116,7 +116,7 @@ def lookup_terms(name_terms: str) -> list[str]:
     title is a run of characters inside the chunk's longer run, as the full-text analyzer splits it)."""
     terms: dict[str, None] = {}
     for term in name_terms.split():
-        if not any(is_cjk(ch) for ch in term):
+        if not has_cjk(term):
             terms[term] = None
             continue
         terms.update((part, None) for part in _LOOKUP_PART.findall(term))

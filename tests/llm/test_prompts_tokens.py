@@ -69,6 +69,15 @@ def test_detect_language() -> None:
     assert detect_language("") == "en"
 
 
+def test_cjk_checks_agree_at_every_block_edge() -> None:
+    from kg.shared.text import _CJK_RANGES, has_cjk, is_cjk
+
+    edges = [chr(c) for lo, hi in _CJK_RANGES for c in (lo - 1, lo, hi, hi + 1)]
+    for ch in [*edges, "a", "é", "ß", " "]:
+        assert has_cjk(f"word{ch}word") == is_cjk(ch), hex(ord(ch))
+    assert is_cjk("图") and not is_cjk("Z") and not has_cjk("Neo4j graph") and has_cjk("Neo4j 图")
+
+
 def test_estimate_tokens() -> None:
     assert estimate_tokens("") == 0
     english = "The quick brown fox jumps over the lazy dog. " * 10

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kg.shared.text import estimate_tokens, is_cjk, text_key
+from kg.shared.text import estimate_tokens, has_cjk, is_cjk, text_key
 
 __all__ = [
     "STOPWORDS",
@@ -66,7 +66,7 @@ def tokens(text: str) -> list[str]:
     """Comparison units: CJK characters one by one, other words lower-cased."""
     out: list[str] = []
     for word in _WORD.findall(text.lower()):
-        if any(is_cjk(ch) for ch in word):
+        if has_cjk(word):
             out.extend(word)
         else:
             out.append(word)
@@ -118,7 +118,7 @@ def name_key(name: str) -> str:
 
 
 def _grams(key: str) -> set[str]:
-    if any(is_cjk(ch) for ch in key):
+    if has_cjk(key):
         chars = key.replace(" ", "")
         return {chars[i:i + 2] for i in range(max(len(chars) - 1, 1))}
     padded = f" {key} "

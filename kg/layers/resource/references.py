@@ -39,6 +39,7 @@ documents, so a load can fail the file that holds them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -115,6 +116,9 @@ def _backslashed(match: re.Match[str]) -> str:
     return "\\" + match.group()  # a function: several times faster than a template replacement
 
 
+# A pure function of the title, asked twice per document written (choosing its key, then its node's properties):
+# a cache as large as a few write groups makes the second ask free.
+@functools.lru_cache(maxsize=8192)
 def mention_keys(title: str) -> MentionKeys | None:
     """The keys that find mentions of ``title``, or None when the title is too ordinary to link by."""
     clean = " ".join(title.split())
