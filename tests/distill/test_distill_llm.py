@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
+import cypher
 from kg.embeddings import Embedder
 from kg.layers.distilled import DistillConfig, distill, expand_query_with_tags
 from kg.layers.resource.documents import delete_documents
@@ -18,6 +19,7 @@ from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.retrieval.tables import aggregate_rows
 from kg.shared.text import estimate_tokens
 from kg.store.base import GraphStore
+from kg.store.neo4j_store import Neo4jGraphStore
 from tests.distill.conftest import EMBEDDER, Responder, load_passages, questions_from, script_shared_call, section
 
 PASSAGES = {
@@ -261,6 +263,15 @@ def test_tags_with_aliases_expand_queries(kb: GraphStore, tmp_path: Path, script
     assert expand_query_with_tags(kb, "Which gadgets does a company in Cupertino design?") == ["consumer electronics"]
     assert expand_query_with_tags(kb, "What is agriculture?") == ["agriculture"]
     assert expand_query_with_tags(kb, "Nothing matches here") == []
+    # The lookup seeks the tag_keys index: no operator visits every tag (the scan it replaces took 26 ms at
+    # 10,000 tags and 786 ms at a million).
+    assert isinstance(kb, Neo4jGraphStore)
+    _, summary, _ = kb.driver.execute_query("EXPLAIN " + cypher.load("distill/tags_for_terms"),
+                                            parameters_={"terms": ["npr"], "queries": ['"npr"']},
+                                            database_=kb.database)
+    operators = str(summary.plan)
+    assert "NodeByLabelScan" not in operators and "AllNodesScan" not in operators
+    assert "db.index.fulltext.queryNodes" in operators
     # The classes are kept: a later run does not ask for them again.
     scripted.seen.clear()
     distill(kb, EMBEDDER, llm, layers=["tags"], force=True)
