@@ -226,6 +226,11 @@ class LocalNeo4j:
                     out.write(path, path.relative_to(classes).as_posix())
             with contextlib.suppress(OSError):  # another start built it meanwhile
                 staging.rename(jar)
+        # Builds of an older source are never used again (a server runs its own copy in <home>/plugins).
+        for old in jar.parent.glob(PPR_PLUGIN_PREFIX + "*.jar"):
+            if old != jar:
+                with contextlib.suppress(OSError):
+                    old.unlink()
         return jar
 
     def install_plugins(self) -> list[Path]:

@@ -135,6 +135,11 @@ def test_strata_ppr_procedure_is_compiled_once_and_installed_as_a_plugin(tmp_pat
     stale.write_bytes(b"an older build")
     installed = server.install_plugins()
     assert tmp_path / "plugins" / jar.name in installed and not stale.exists()
+    # A build for an older source left in the jar cache goes when this source's jar is built.
+    old_build = jar.parent / "strata-ppr-0000000000000000.jar"
+    old_build.write_bytes(b"an older build")
+    jar.unlink()
+    assert server.ppr_plugin() == jar and jar.is_file() and not old_build.exists()
 
 
 def test_without_javac_the_server_has_no_strata_procedure_and_says_so(tmp_path: Path,
