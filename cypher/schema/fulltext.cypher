@@ -9,6 +9,6 @@ CREATE FULLTEXT INDEX atom_text IF NOT EXISTS FOR (n:Atom) ON EACH [n.text];
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.aliases];
 // Tags by their normalised name or a normalised alias, each one whole token (keyword analyzer): the query
 // expansion seeks a question's n-grams here instead of scanning every tag (26 ms at 10,000 tags, 786 ms at
-// a million before; docs/retrieval.md).
+// a million before; docs/scaling.md).
 CREATE FULLTEXT INDEX tag_keys IF NOT EXISTS FOR (n:Tag) ON EACH [n.name_key, n.alias_keys]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};

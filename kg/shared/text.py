@@ -15,8 +15,8 @@ from collections.abc import Iterable, Mapping
 from typing import Literal
 
 __all__ = [
-    "CJK_CHARACTERS", "LANGUAGE_CJK_SHARE", "MAX_WORD_CHARS", "cjk_share", "count_tokens", "detect_language",
-    "estimate_messages_tokens", "estimate_tokens", "has_cjk", "is_cjk", "text_key", "title_core", "token_spans",
+    "CJK_CHARACTER", "CJK_CHARACTERS", "LANGUAGE_CJK_SHARE", "MAX_WORD_CHARS", "cjk_share", "count_tokens",
+    "detect_language", "estimate_messages_tokens", "estimate_tokens", "has_cjk", "is_cjk", "text_key", "title_core", "token_spans",
 ]
 
 _CJK_RANGES = (
@@ -39,7 +39,8 @@ _CHUNK_TOKEN = re.compile(
 )
 
 
-_CJK_CHARACTER = re.compile(f"[{CJK_CHARACTERS}]")
+# One CJK character, for the code that scans with patterns.
+CJK_CHARACTER = re.compile(f"[{CJK_CHARACTERS}]")
 _FIRST_CJK_CODE = min(lo for lo, _ in _CJK_RANGES)
 
 
@@ -53,7 +54,7 @@ def is_cjk(ch: str) -> bool:
 def has_cjk(text: str) -> bool:
     """True when ``text`` holds at least one CJK character (one regular-expression scan, not a call per
     character: this runs for every word a load writes)."""
-    return not text.isascii() and _CJK_CHARACTER.search(text) is not None
+    return not text.isascii() and CJK_CHARACTER.search(text) is not None
 
 
 def cjk_share(text: str) -> float:

@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import re
 
-from kg.shared.text import CJK_CHARACTERS, has_cjk
+from kg.shared.text import CJK_CHARACTER, CJK_CHARACTERS, has_cjk
 
 __all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lookup_terms", "lucene_query", "name_query"]
 
 MAX_TERM_CHARS = 64
 MAX_CLAUSES = 256
-_CJK = re.compile(f"[{CJK_CHARACTERS}]")
 
 _SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 _OPERATOR = re.compile(r"\b(AND|OR|NOT|TO)\b")
@@ -74,7 +73,7 @@ def _clauses(word: str) -> int:
     one per run of other characters."""
     if word.isascii():
         return 1
-    return len(_CJK.findall(word)) + sum(1 for run in _CJK.split(word) if run)
+    return len(CJK_CHARACTER.findall(word)) + sum(1 for run in CJK_CHARACTER.split(word) if run)
 
 
 def _bounded(word: str) -> str:
@@ -82,7 +81,7 @@ def _bounded(word: str) -> str:
     other over-long word (see the module docstring)."""
     if len(word) <= MAX_TERM_CHARS:
         return word
-    if not word.isascii() and _CJK.match(word):
+    if not word.isascii() and CJK_CHARACTER.match(word):
         return word[:MAX_TERM_CHARS]
     return ""
 
