@@ -16,7 +16,8 @@ from typing import Literal
 
 __all__ = [
     "CJK_CHARACTER", "CJK_CHARACTERS", "LANGUAGE_CJK_SHARE", "MAX_WORD_CHARS", "cjk_share", "count_tokens",
-    "detect_language", "estimate_messages_tokens", "estimate_tokens", "has_cjk", "is_cjk", "text_key", "title_core", "token_spans",
+    "detect_language", "estimate_messages_tokens", "estimate_tokens", "has_cjk", "is_cjk", "text_key", "title_core",
+    "token_spans",
 ]
 
 _CJK_RANGES = (
