@@ -2,6 +2,6 @@
 UNWIND $rows AS row
 MERGE (e:Entity {id: row.id})
 ON CREATE SET e.key = row.key, e.name = row.name, e.type = row.type, e.aliases = row.aliases,
-    e.source = row.source
+    e.block_keys = row.block_keys, e.source = row.source
 WITH e, row WHERE e.embedding IS NULL
 CALL db.create.setNodeVectorProperty(e, 'embedding', row.embedding)

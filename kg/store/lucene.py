@@ -28,10 +28,12 @@ itself is still indexed whole; only the query leaves such words out.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from kg.shared.text import CJK_CHARACTER, CJK_CHARACTERS, has_cjk
 
-__all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lookup_terms", "lucene_query", "name_query"]
+__all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lookup_terms", "lucene_query", "name_query",
+           "whole_terms_queries"]
 
 MAX_TERM_CHARS = 64
 MAX_CLAUSES = 256
@@ -52,6 +54,13 @@ def escape_lucene(text: str) -> str:
     """``text`` with Lucene's special characters escaped and boolean operators disarmed."""
     escaped = _SPECIAL.sub(r"\\\1", text)
     return _OPERATOR.sub(lambda m: m.group(1).lower(), escaped)
+
+
+def whole_terms_queries(terms: Sequence[str]) -> list[str]:
+    """Queries of a keyword-analysed index (each value one whole term) matching any of ``terms``: ORs of
+    quoted terms, at most :data:`MAX_CLAUSES` per query."""
+    quoted = ['"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in terms]
+    return [" OR ".join(quoted[i:i + MAX_CLAUSES]) for i in range(0, len(quoted), MAX_CLAUSES)]
 
 
 def lucene_query(text: str, *, max_terms: int = 64) -> str:

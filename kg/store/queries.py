@@ -495,7 +495,17 @@ class EntityByNameRow(TypedDict):
     score: float
 
 
-class EntityByVectorRow(TypedDict):
+class EntityNamePageRow(TypedDict):
+    id: str
+    name: str
+    missing: bool
+
+
+class EntityBlocksStateRow(TypedDict):
+    version: int | None
+
+
+class EntityByBlockRow(TypedDict):
     i: int
     id: str
     name: str
@@ -536,7 +546,9 @@ AGGREGATE_ROWS = Query("distill/aggregate_rows", AggregateRow)
 SECTION_PATHS = Query("distill/section_paths", SectionPathRow)
 ENTITIES_BY_KEY = Query("distill/entities_by_key", EntityByKeyRow)
 ENTITIES_BY_NAME = Query("distill/entities_by_name", EntityByNameRow)
-ENTITIES_BY_VECTOR = Query("distill/entities_by_vector", EntityByVectorRow)
+ENTITIES_BY_BLOCKS = Query("distill/entities_by_blocks", EntityByBlockRow)
+ENTITY_NAMES_PAGE = Query("distill/entity_names_page", EntityNamePageRow)
+ENTITY_BLOCKS_STATE = Query("distill/entity_blocks_state", EntityBlocksStateRow)
 FUSION_PENDING = Query("distill/fusion_pending", IdRow)
 """Template: ``FUSION_PENDING.render(label=...)``."""
 FUSION_CANDIDATES = Query("distill/fusion_candidates", FusionCandidateRow)

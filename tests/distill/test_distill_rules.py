@@ -12,11 +12,14 @@ import numpy as np
 import pytest
 from neo4j import RoutingControl
 
+import cypher
 from kg.errors import ConfigError
-from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_key, pseudograph
+from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_row, pseudograph
+from kg.layers.distilled.resolve import BLOCKS_VERSION, ensure_entity_blocks
 from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.store.base import GraphStore
+from kg.store.lucene import whole_terms_queries
 from kg.testing import FailingStore
 from tests.distill.conftest import (
     EMBEDDER,
@@ -39,9 +42,7 @@ def count(store: GraphStore, query: str, **params: Any) -> int:
 
 def write_entity(store: GraphStore, id_: str, name: str, type_: str, vector: Any = None) -> None:
     embedding = (EMBEDDER.embed_one(name) if vector is None else np.asarray(vector)).tolist()
-    store.write("distill/merge_entities", rows=[{"id": id_, "key": entity_key(name, type_), "name": name,
-                                                 "type": type_, "aliases": [], "source": "test",
-                                                 "embedding": embedding}])
+    store.write("distill/merge_entities", rows=[entity_row(id_, name, type_, source="test", embedding=embedding)])
 
 
 # -- 1. thresholds are cosines --------------------------------------------------------------------------------
@@ -50,7 +51,8 @@ def write_entity(store: GraphStore, id_: str, name: str, type_: str, vector: Any
 def test_entity_vectors_below_the_threshold_do_not_merge(kb: GraphStore) -> None:
     embedder = MarkerEmbedder({"Barack H. Obama": NEAR, "Barack Obama": E0})
     write_entity(kb, "ent_obama", "Barack Obama", "Person", E0)
-    [row] = kb.read("distill/entities_by_vector", rows=[{"i": 0, "embedding": NEAR.tolist()}], k=10, threshold=0.0)
+    [row] = kb.read("distill/entities_by_blocks", limit=10, threshold=0.0,
+                    rows=[{"i": 0, "query": whole_terms_queries(["=barack obama"])[0], "embedding": NEAR.tolist()}])
     assert row["score"] == pytest.approx(0.90, abs=1e-3)  # a cosine, not the index's (1 + cos) / 2
     mention = ("Barack H. Obama", "Person")
     strict = EntityResolver(kb, embedder, DistillConfig(entity_threshold=0.92)).resolve([mention])
@@ -105,6 +107,56 @@ def test_a_group_found_again_by_a_later_slice_of_pending_nodes_counts_once(
 def test_fusion_readers_must_be_positive() -> None:
     with pytest.raises(ConfigError, match="fusion_readers must be at least 1, not 0"):
         DistillConfig(fusion_readers=0)
+
+
+def test_names_meet_by_their_words_one_word_apart_at_most(kb: GraphStore) -> None:
+    # A threshold of -1 lets every vector through: only the names' block keys and the n-gram guard decide.
+    resolver = EntityResolver(kb, EMBEDDER, DistillConfig(entity_threshold=-1.0))
+    write_entity(kb, "ent_clinton", "Bill Clinton", "Person")
+    write_entity(kb, "ent_williams", "Williams", "Person")
+    write_entity(kb, "ent_iannucci", "Armando Iannucci Shows", "Work")
+    longer, reordered = ("President Bill Clinton", "Person"), ("Clinton, Bill", "Person")
+    shorter, other_word = ("Armando Iannucci", "Work"), ("Armando Iannucci Hour", "Work")
+    write_entity(kb, "ent_grammy", "Grammy Award", "Award")
+    write_entity(kb, "ent_winter", "Winter", "Person")
+    plural = ("Grammy Awards", "Award")
+    out = resolver.resolve([longer, reordered, shorter, plural, ("Kenneth Williams", "Person"),
+                            ("Williamson", "Person"), ("Winters", "Person")])
+    assert out.ids[longer] == out.ids[reordered] == "ent_clinton"
+    assert out.ids[shorter] == "ent_iannucci"
+    assert out.ids[plural] == "ent_grammy"
+    # Two words more, one word other, a longer word, or a lone word's plural: never the same entity by name alone.
+    assert out.ids[("Kenneth Williams", "Person")] != "ent_williams" != out.ids[("Williamson", "Person")]
+    assert out.ids[("Winters", "Person")] != "ent_winter"
+    assert resolver.resolve([other_word]).ids[other_word] != "ent_iannucci"
+    # Inside one batch the same rule: how mentions are batched does not change which merge.
+    batch = [("Lake Geneva", "Place"), ("Geneva", "Place"), ("Lake Geneva Region", "Place"), ("Geneva Lake", "Place")]
+    together = resolver.resolve(batch)
+    assert together.ids[batch[0]] == together.ids[batch[2]] == together.ids[batch[3]] != together.ids[batch[1]]
+
+
+def test_entities_written_before_block_keys_are_keyed_once(kb: GraphStore) -> None:
+    write_entity(kb, "ent_obama", "Barack Obama", "Person")
+    kb.query("MATCH (e:Entity) REMOVE e.block_keys", routing=RoutingControl.WRITE)
+    kb.query("MATCH (m:StrataMeta) REMOVE m.entity_blocks", routing=RoutingControl.WRITE)
+    mention = ("Barack H. Obama", "Person")
+    resolver = EntityResolver(kb, EMBEDDER, DistillConfig(entity_threshold=-1.0))
+    assert resolver.resolve([mention]).ids[mention] != "ent_obama"  # not found without its keys
+    assert ensure_entity_blocks(kb) == 1
+    assert resolver.resolve([mention]).ids[mention] == "ent_obama"
+    assert kb.query("MATCH (m:StrataMeta) RETURN m.entity_blocks AS v")[0]["v"] == BLOCKS_VERSION
+    assert ensure_entity_blocks(kb) == 0
+
+
+def test_resolution_reads_no_vector_index(kb: GraphStore) -> None:
+    """The fuzzy step seeks block keys: an HNSW search's cost grew with the index's segments (docs/scaling.md)."""
+    write_entity(kb, "ent_obama", "Barack Obama", "Person")
+    recording = FailingStore(kb, fail_on="", times=0)  # fails nothing, lists every query it is asked
+    mention = ("Barack H. Obama", "Person")
+    out = EntityResolver(recording, EMBEDDER, DistillConfig(entity_threshold=-1.0)).resolve([mention])
+    assert out.ids[mention] == "ent_obama"
+    assert "distill/entities_by_blocks" in recording.calls
+    assert not any("db.index.vector" in cypher.load(name) for name in recording.calls)
 
 
 # -- 2. types ---------------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 
 from kg.embeddings import Embedder, HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor
-from kg.layers.distilled import DistillConfig, EntityResolver, distill
+from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_row
 from kg.layers.distilled.text import sentences
 from kg.llm import LLMReport, OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
@@ -119,8 +119,7 @@ def _seed_entities(store: GraphStore, embedder: Embedder, total: int, start: int
         names = [f"{rng.choice(_WORDS).title()} {rng.choice(_WORDS).title()} {i}" for i in
                  range(offset, min(offset + 5000, total))]
         vectors = embedder.embed(names)
-        rows = [{"id": f"bench_{offset + k}", "key": f"{name.lower()}|entity", "name": name, "type": "Entity",
-                 "aliases": [], "source": "bench", "embedding": v.tolist()}
+        rows = [entity_row(f"bench_{offset + k}", name, "Entity", source="bench", embedding=v.tolist())
                 for k, (name, v) in enumerate(zip(names, vectors, strict=True))]
         store.write_batches("distill/merge_entities", rows, batch_size=5000)
     store.write("meta/await_indexes", timeout_s=600)

@@ -35,7 +35,7 @@ from kg.layers.distilled.pipeline import (
     llm_tasks_of,
     parse_layers,
 )
-from kg.layers.distilled.resolve import EntityResolver, canonical_type, entity_key, types_compatible
+from kg.layers.distilled.resolve import EntityResolver, canonical_type, entity_key, entity_row, types_compatible
 from kg.layers.distilled.tags import expand_query_with_tags
 from kg.layers.distilled.text import RougeScore, rouge_l, statements
 
@@ -55,6 +55,7 @@ __all__ = [
     "default_layers",
     "distill",
     "entity_key",
+    "entity_row",
     "estimate_load",
     "expand_query_with_tags",
     "llm_batch_size",

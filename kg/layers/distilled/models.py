@@ -60,11 +60,13 @@ class ChunkExtraction:
 class DistillConfig:
     """Tuning of the layers; the defaults follow the papers where they give values.
 
-    ``entity_threshold``: cosine above which a new entity joins an existing one of a compatible type
-    (with ``entity_name_similarity``, a character n-gram guard, so that vectors alone never merge two
-    different names). ``fact_rouge``/``fact_similarity``: PG-RAG fact-check thresholds (ROUGE-L
-    precision against the chunk, cosine to the best-matching sentence); ``fact_regenerations`` bounds
-    the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``: PG-RAG fusion thresholds;
+    ``entity_threshold``: cosine above which a new entity joins an existing one of a compatible type whose
+    name holds the same words, or one word more or fewer (with ``entity_name_similarity``, a character
+    n-gram guard, so that vectors alone never merge two different names); ``entity_candidates``: the
+    entities each of a mention's name lookups returns at most. ``fact_rouge``/``fact_similarity``: PG-RAG
+    fact-check thresholds (ROUGE-L precision against the chunk, cosine to the best-matching sentence);
+    ``fact_regenerations`` bounds the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``:
+    PG-RAG fusion thresholds;
     ``fusion_candidates`` neighbours of other documents are searched per node, on top of the node's own
     document's nodes (which the vector search returns first), at most ``fusion_candidates_max`` in all (a
     first search asks for twice ``fusion_candidates``, and only a node whose every result is within the

@@ -27,7 +27,7 @@ from kg.layers.distilled.text import name_key
 from kg.llm import TagAliases
 from kg.shared.text import CJK_CHARACTERS, is_cjk
 from kg.store.base import GraphStore
-from kg.store.lucene import MAX_CLAUSES
+from kg.store.lucene import whole_terms_queries
 from kg.store.queries import TAGS_EXISTING, TAGS_FOR_TERMS
 
 __all__ = ["TagAliases", "TagsLayer", "expand_query_with_tags"]
@@ -67,13 +67,6 @@ class TagsLayer(ExtractorLayer[TagExtractor]):
         return built
 
 
-def _key_queries(terms: Sequence[str]) -> list[str]:
-    """Full-text queries finding tags whose ``name_key`` or one of whose ``alias_keys`` is one of ``terms``: ORs of
-    quoted whole keys, at most :data:`~kg.store.lucene.MAX_CLAUSES` per query."""
-    quoted = ['"' + t.replace("\\", "\\\\").replace('"', '\\"') + '"' for t in terms]
-    return [" OR ".join(quoted[i:i + MAX_CLAUSES]) for i in range(0, len(quoted), MAX_CLAUSES)]
-
-
 def _terms(question: str) -> list[str]:
     """Every word n-gram (1-4 words) of the question, normalised like tag names; for CJK runs (Chinese,
     Japanese kana and kanji, Korean hangul: the words the n-grams leave out) every substring of 2-8
@@ -97,7 +90,7 @@ def expand_query_with_tags(store: GraphStore, question: str) -> list[str]:
     if not terms:
         return []
     out: list[str] = []
-    for row in store.read(TAGS_FOR_TERMS, terms=terms, queries=_key_queries(terms)):
+    for row in store.read(TAGS_FOR_TERMS, terms=terms, queries=whole_terms_queries(terms)):
         if row["name"] not in out:
             out.append(row["name"])
     return out

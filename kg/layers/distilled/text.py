@@ -25,9 +25,11 @@ from kg.shared.text import estimate_tokens, has_cjk, is_cjk, text_key
 
 __all__ = [
     "STOPWORDS",
+    "NameBlocks",
     "RougeScore",
     "fact_listing",
     "keyphrases",
+    "name_blocks",
     "name_key",
     "name_similarity",
     "rouge_l",
@@ -115,6 +117,55 @@ def name_key(name: str) -> str:
         words = words[1:]
     joined = " ".join(words)
     return re.sub(r"(?<=[^\x00-\x7f]) (?=[^\x00-\x7f])", "", joined)
+
+
+# Longer names (a title, a first line taken for a name) get their whole key only: their shorter forms would be
+# many, and a name that long is matched by its exact key or not at all.
+_BLOCK_MAX_WORDS = 8
+
+
+@dataclass(frozen=True)
+class NameBlocks:
+    """The keys an entity is stored under (``stored``) and a new name looks entities up by (``asked``) for the
+    fuzzy step of entity resolution: the name's set of words (``=``), and for a name of three words or more
+    each set one word shorter (``-``). Two names meet when they hold the same words in any order, or when one
+    holds every word of the other and one more, the shorter keeping at least two, words of a name of several
+    taken in the singular: "Barack H. Obama" meets "Barack Obama", "President Bill Clinton" meets "Bill
+    Clinton" and "Grammy Awards" meets "Grammy Award", while "Kenneth Williams" never meets
+    "Williams", nor "Albanian" "Albania", nor two names one word apart ("University of California Davis" and
+    "... Berkeley"). Every key is an exact term, so a lookup costs the same at any number of entities."""
+
+    stored: tuple[str, ...]
+    asked: tuple[str, ...]
+
+
+def _singular(word: str) -> str:
+    """An English plural's singular, roughly ("awards" -> "award", "breweries" -> "brewery"): only a block key
+    is made of it, so a wrong guess adds a candidate, never a merge."""
+    if len(word) <= 3 or not word.isascii():
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def name_blocks(name: str) -> NameBlocks:
+    words = name_key(name).split()
+    # In a name of several words a plural names the same thing ("Grammy Awards"); a single word in the plural
+    # is as often another name ("Winters", "Burns").
+    words = sorted({_singular(w) for w in words} if len(words) >= 2 else set(words))
+    if not words:
+        return NameBlocks((), ())
+    whole = " ".join(words)
+    shorter = ([" ".join(words[:i] + words[i + 1:]) for i in range(len(words))]
+               if 3 <= len(words) <= _BLOCK_MAX_WORDS else [])
+    longer = ("-" + whole,) if len(words) >= 2 else ()  # a stored "-" key has two words at least
+    return NameBlocks(stored=("=" + whole, *("-" + s for s in shorter)),
+                      asked=("=" + whole, *longer, *("=" + s for s in shorter)))
 
 
 def _grams(key: str) -> set[str]:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import TripleExtractor
 from kg.layers.distilled.models import ChunkRecord
-from kg.layers.distilled.resolve import EntityResolver
+from kg.layers.distilled.resolve import EntityResolver, ensure_entity_blocks
 
 __all__ = ["TriplesLayer"]
 
@@ -29,12 +29,16 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
     clear = ("distill/clear_facts",)
     stale = ("tables",)  # relation rows are read from the chunk's facts
     serial = True  # resolution reads the entities earlier batches created
+    _blocks_ensured = False  # entities written before block keys are keyed by the first batch of a run
 
     def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
         extracted = self.extractor.triples(chunks, built)
         source = self.extractor.source
         previous_written()  # resolution reads the entities earlier batches created
+        if not self._blocks_ensured:
+            ensure_entity_blocks(self.ctx.store)
+            self._blocks_ensured = True
         resolver = EntityResolver(self.ctx.store, self.ctx.embedder, self.ctx.config)
         resolution = resolver.resolve([m for _, ex in extracted for m in ex.entities])
         facts: list[dict[str, object]] = []
@@ -66,8 +70,7 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
             vectors = self.ctx.embedder.embed([str(f["text"]) for f in facts])
             for fact, vector in zip(facts, vectors, strict=True):
                 fact["embedding"] = vector.tolist()
-        new = [{"id": e.id, "key": e.key, "name": e.name, "type": e.type, "aliases": sorted(e.aliases),
-                "source": source, "embedding": e.embedding} for e in resolution.new]
+        new = [e.row(source) for e in resolution.new]
         built.rows += [("distill/merge_entities", new), ("distill/add_aliases", resolution.alias_rows()),
                        ("distill/create_facts", facts), ("distill/create_mentions", mentions)]
         built.counts = {"Entity": len(new), "Entity reused": len(resolution.entities) - len(new),
