@@ -263,8 +263,8 @@ class EntityResolver:
     def _cluster_new(self, out: Resolution, mentions: list[tuple[tuple[str, str], str]],
                      vectors: npt.NDArray[np.float32], ambiguous: set[str]) -> None:
         """Group the batch's new mentions: same name and type, a generic type joining its name's one
-        specific type, or vectors above the threshold with similar names. A group never holds two
-        specific types, however it is reached."""
+        specific type, or a shared block key with vectors above the threshold and similar names (the rule
+        existing entities are met by). A group never holds two specific types, however it is reached."""
         cfg = self.config
         sets = DisjointSets[int]()
         # The specific type of each group (at its root); None while the group is all generic. An ambiguous
