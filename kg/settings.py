@@ -44,6 +44,9 @@ STRATA_EMBEDDER                 wordllama (default) | minilm | openai | sentence
 STRATA_EMBEDDING_MODEL          model name for openai / sentence-transformers embedders (minilm: a model dir)
 STRATA_EMBEDDING_BASE_URL       endpoint for the openai embedder (default: the LLM's)
 STRATA_EMBEDDING_API_KEY        its API key (default: the LLM's key, only when the endpoint is the LLM's)
+STRATA_FULLTEXT_ANALYZER        Lucene analyzer of the chunk and atom full-text indexes: standard-no-stop-words
+                                (default), english (stemming), cjk (Chinese, Japanese, Korean by bigrams), or
+                                another the server lists; set, it rebuilds indexes built with another
 ==============================  ===============================================================
 """
 
@@ -311,6 +314,7 @@ class Settings(_Frozen):
     batch_size: int = 1000
     chunk_tokens: int = 256
     chunk_overlap: int = 32
+    fulltext_analyzer: str | None = None  # None: keep the graph's (docs/retrieval.md, "Lexical")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -387,6 +391,7 @@ class Settings(_Frozen):
             fields: dict[str, object] = {
                 "home": home, "cache_dir": cache_dir, "kb": kb,
                 "neo4j": neo4j, "local": local, "llm": llm, "embedder": embedder,
+                "fulltext_analyzer": env.get("STRATA_FULLTEXT_ANALYZER") or None,
             }
             fields.update(overrides)
             return cls.model_validate(fields)

@@ -1,11 +1,15 @@
-// Lucene full-text indexes for lexical and hybrid retrieval. The two the corpus writer fills in bulk are
-// eventually consistent: their updates leave the write transaction (measured: commits about twice as
-// fast), and a load ends with meta/await_fulltext so queries after it see everything written.
+// Lucene full-text indexes for lexical and hybrid retrieval. The two over the corpus's language (chunk_text,
+// atom_text) use $analyzer (kg.store.schema: standard-no-stop-words unless the knowledge base is configured
+// with another, such as english or cjk); the others hold names and keys, analysed the same in any language.
+// The two the corpus writer fills in bulk are eventually consistent: their updates leave the write transaction
+// (measured: commits about twice as fast), and a load ends with meta/await_fulltext so queries after it see
+// everything written.
 CREATE FULLTEXT INDEX chunk_text IF NOT EXISTS FOR (n:Chunk) ON EACH [n.text, n.title]
-  OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
+  OPTIONS {indexConfig: {`fulltext.analyzer`: $analyzer, `fulltext.eventually_consistent`: true}};
 CREATE FULLTEXT INDEX document_title IF NOT EXISTS FOR (n:Document) ON EACH [n.title]
   OPTIONS {indexConfig: {`fulltext.eventually_consistent`: true}};
-CREATE FULLTEXT INDEX atom_text IF NOT EXISTS FOR (n:Atom) ON EACH [n.text];
+CREATE FULLTEXT INDEX atom_text IF NOT EXISTS FOR (n:Atom) ON EACH [n.text]
+  OPTIONS {indexConfig: {`fulltext.analyzer`: $analyzer}};
 CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name, n.aliases];
 // Entities by the block keys of their name, each one whole token (keyword analyzer): entity resolution's fuzzy
 // step seeks a new name's keys here (kg.layers.distilled.text.name_blocks).

@@ -133,7 +133,7 @@ class Strata:
         store = Neo4jGraphStore.connect(endpoint.uri, endpoint.user, endpoint.password, endpoint.database)
         try:
             chosen = embedder or make_embedder(base.embedder, cache_dir=base.cache_dir)
-            ensure_schema(store, chosen.name, chosen.dimensions)
+            ensure_schema(store, chosen.name, chosen.dimensions, analyzer=base.fulltext_analyzer)
         except BaseException:
             store.close()
             raise

@@ -48,7 +48,18 @@ class IndexRow(TypedDict):
     populationPercent: float
 
 
+class NameRow(TypedDict):
+    name: str
+
+
+class IndexAnalyzerRow(TypedDict):
+    name: str
+    analyzer: str | None
+
+
 META_READ = Query("meta/read", MetaRow)
+FULLTEXT_ANALYZERS = Query("meta/fulltext_analyzers", NameRow)
+FULLTEXT_INDEX_ANALYZERS = Query("meta/fulltext_index_analyzers", IndexAnalyzerRow)
 META_VECTOR_INDEXES = Query("meta/vector_indexes", VectorIndexRow)
 META_INDEXES = Query("meta/indexes", IndexRow)
 COUNT_EMBEDDED = Query("meta/count_embedded", EmbeddedRow)

@@ -7,19 +7,31 @@ another embedder fails with :class:`~kg.errors.EmbeddingMismatchError` naming bo
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from neo4j import RoutingControl
 
 import cypher
-from kg.errors import EmbeddingMismatchError
+from kg.errors import ConfigError, EmbeddingMismatchError
 from kg.store.base import GraphStore
-from kg.store.queries import COUNT_EMBEDDED, META_READ, META_VECTOR_INDEXES
+from kg.store.queries import (
+    COUNT_EMBEDDED,
+    FULLTEXT_ANALYZERS,
+    FULLTEXT_INDEX_ANALYZERS,
+    META_READ,
+    META_VECTOR_INDEXES,
+)
 
-__all__ = ["SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema", "schema_status"]
+__all__ = ["DEFAULT_ANALYZER", "SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema", "schema_status"]
 
 SCHEMA_VERSION = 1
 WRITE = RoutingControl.WRITE
+DEFAULT_ANALYZER = "standard-no-stop-words"
+# The full-text indexes over the corpus's own language; the others hold names and keys (fulltext.cypher).
+ANALYZED_INDEXES = ("chunk_text", "atom_text")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -70,12 +82,35 @@ def _reconcile_vector_indexes(store: GraphStore, embedder: str, dimensions: int)
         store.query(cypher.render("meta/drop_index", index=row["name"]), routing=WRITE)
 
 
-def ensure_schema(store: GraphStore, embedder: str, dimensions: int, *, timeout_s: int = 300) -> SchemaStatus:
-    """Create every constraint and index if missing, and record the embedder; safe to repeat."""
+def _reconcile_analyzer(store: GraphStore, analyzer: str) -> None:
+    """Drop the language indexes built with another analyzer than ``analyzer``, for ensure_schema to create
+    them again with it (Lucene then re-populates them from the stored nodes); refuse an analyzer the server
+    does not offer."""
+    offered = sorted(r["name"] for r in store.read(FULLTEXT_ANALYZERS))
+    if analyzer not in offered:
+        raise ConfigError(f"full-text analyzer {analyzer!r} (STRATA_FULLTEXT_ANALYZER) is not one this Neo4j "
+                          f"offers: {', '.join(offered)}")
+    for row in store.read(FULLTEXT_INDEX_ANALYZERS, names=list(ANALYZED_INDEXES)):
+        if row["analyzer"] != analyzer:
+            log.warning("rebuilding a full-text index with another analyzer",
+                        extra={"index": row["name"], "analyzer": analyzer, "was": row["analyzer"]})
+            store.query(cypher.render("meta/drop_index", index=row["name"]), routing=WRITE)
+
+
+def ensure_schema(store: GraphStore, embedder: str, dimensions: int, *, analyzer: str | None = None,
+                  timeout_s: int = 300) -> SchemaStatus:
+    """Create every constraint and index if missing, and record the embedder; safe to repeat.
+
+    ``analyzer`` is the Lucene analyzer of the full-text indexes over the corpus's language (``english``
+    stems, ``cjk`` indexes Chinese, Japanese and Korean by character bigrams): given, indexes built with
+    another are rebuilt with it; ``None`` keeps what the graph has and creates missing ones with
+    :data:`DEFAULT_ANALYZER`."""
     check_embedder(store, embedder, dimensions)
     _reconcile_vector_indexes(store, embedder, dimensions)
+    if analyzer is not None:
+        _reconcile_analyzer(store, analyzer)
     for name in cypher.names("schema"):
-        store.run_statements(name, dimensions=dimensions)
+        store.run_statements(name, dimensions=dimensions, analyzer=analyzer or DEFAULT_ANALYZER)
     store.write("meta/write", schema_version=SCHEMA_VERSION, embedder=embedder, dimensions=dimensions)
     store.write("meta/await_indexes", timeout_s=timeout_s)
     return schema_status(store)

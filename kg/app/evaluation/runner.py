@@ -47,7 +47,8 @@ def isolated_store(settings: Settings, embedder: Embedder, *, kb: str | None = N
     """A store on a throwaway Neo4j (``kb=None``) or on the named evaluation server, schema installed."""
     if kb is None:
         with throwaway_server(settings) as endpoint:
-            yield from _schema_store(endpoint.uri, endpoint.user, endpoint.password, embedder)
+            yield from _schema_store(endpoint.uri, endpoint.user, endpoint.password, embedder,
+                                     settings.fulltext_analyzer)
         return
     if not _NAME.match(kb):
         raise ConfigError(f"invalid evaluation knowledge base name {kb!r}: use lowercase letters, digits, - and _")
@@ -57,15 +58,16 @@ def isolated_store(settings: Settings, embedder: Embedder, *, kb: str | None = N
                                                       pagecache="1g"))
     info = server.start()
     try:
-        yield from _schema_store(info.bolt_uri, info.user, info.password, embedder)
+        yield from _schema_store(info.bolt_uri, info.user, info.password, embedder, settings.fulltext_analyzer)
     finally:
         server.stop()
 
 
-def _schema_store(uri: str, user: str, password: str, embedder: Embedder) -> Iterator[GraphStore]:
+def _schema_store(uri: str, user: str, password: str, embedder: Embedder, analyzer: str | None
+                  ) -> Iterator[GraphStore]:
     store = Neo4jGraphStore.connect(uri, user, password)
     try:
-        ensure_schema(store, embedder.name, embedder.dimensions)
+        ensure_schema(store, embedder.name, embedder.dimensions, analyzer=analyzer)
         yield store
     finally:
         store.close()
