@@ -23,7 +23,8 @@ from kg.store.queries import (
     META_VECTOR_INDEXES,
 )
 
-__all__ = ["DEFAULT_ANALYZER", "SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema", "schema_status"]
+__all__ = ["ANALYZED_INDEXES", "DEFAULT_ANALYZER", "SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema",
+           "schema_status"]
 
 SCHEMA_VERSION = 1
 WRITE = RoutingControl.WRITE

@@ -154,6 +154,11 @@ def _singular(word: str) -> str:
 
 
 def name_blocks(name: str) -> NameBlocks:
+    """The block keys of ``name`` (:class:`NameBlocks`).
+
+    >>> name_blocks("Barack H. Obama").stored[0], "=barack obama" in name_blocks("Barack H. Obama").asked
+    ('=barack h obama', True)
+    """
     words = name_key(name).split()
     # In a name of several words a plural names the same thing ("Grammy Awards"); a single word in the plural
     # is as often another name ("Winters", "Burns").
