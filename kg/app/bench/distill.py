@@ -68,6 +68,7 @@ class DistillBenchReport:
     resolution: list[ResolutionPoint] = field(default_factory=list)
     embedder: str = ""
     llm: LLMReport = field(default_factory=LLMReport)
+    corpus: str = ""  # the passages' file, or "synthetic" when none was found (then the chunks/s are not comparable)
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "llm": self.llm.to_json()}
@@ -180,6 +181,7 @@ def run_distill_bench(settings: Settings, *, passages: int = 1000, sizes: Sequen
                 offline_layers={k: v.model_dump(include={"chunks", "created", "seconds"})
                                 for k, v in offline.layers.items()},
                 embedder=embedder.name, llm=online.llm,
+                corpus=str(corpus) if corpus is not None and corpus.is_file() else "synthetic",
             )
             seeded = int(store.query("MATCH (e:Entity) RETURN count(e) AS n")[0]["n"])
             for size in sorted(sizes):

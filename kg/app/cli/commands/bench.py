@@ -36,7 +36,7 @@ def bench_distill(
         json_out.write_text(json.dumps(data, indent=2), "utf-8")
     emit_json(data)
     console.print(f"offline {report.offline_chunks_per_s} chunks/s; with LLM (excluding its latency) "
-                  f"{report.llm_chunks_per_s_excluding_llm} chunks/s", highlight=False)
+                  f"{report.llm_chunks_per_s_excluding_llm} chunks/s; passages: {report.corpus}", highlight=False)
 
 
 @bench_app.command("scale")
