@@ -63,8 +63,8 @@ _TYPE_SYNONYMS = {
     "time": "date", "year": "date", "日期": "date", "时间": "date",
     "quantity": "number", "cardinal": "number", "数字": "number",
 }
-# How names are blocked (kg.layers.distilled.text.name_blocks); a graph whose entities were written before, or
-# by another version, is keyed again once (ensure_entity_blocks).
+# Recorded once every entity of a graph has the block keys of its name (kg.layers.distilled.text.name_blocks):
+# entities written before they existed are keyed once (ensure_entity_blocks).
 BLOCKS_VERSION = 1
 _BLOCKS_PAGE = 5000
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
@@ -105,8 +105,7 @@ def ensure_entity_blocks(store: GraphStore) -> int:
         return 0
     keyed, after = 0, ""
     while page := store.read(ENTITY_NAMES_PAGE, after=after, limit=_BLOCKS_PAGE):
-        rows = [{"id": r["id"], "block_keys": list(name_blocks(r["name"]).stored)} for r in page
-                if r["missing"] or state[0]["version"] is not None]
+        rows = [{"id": r["id"], "block_keys": list(name_blocks(r["name"]).stored)} for r in page if r["missing"]]
         if rows:
             store.write("distill/set_entity_blocks", rows=rows)
         keyed += len(rows)
@@ -290,13 +289,14 @@ class EntityResolver:
                     if i < j:
                         union(i, j)
         # Pairs sharing a block key (as the lookup of existing entities meets them) within the threshold.
+        blocks = [name_blocks(name) for (name, _), _ in mentions]
         stored: dict[str, list[int]] = {}
-        for i, ((name, _), _) in enumerate(mentions):
-            for key in name_blocks(name).stored:
+        for i, block in enumerate(blocks):
+            for key in block.stored:
                 stored.setdefault(key, []).append(i)
         pairs: list[tuple[float, int, int]] = []
-        for i, ((name, _), _) in enumerate(mentions):
-            met = {j for key in name_blocks(name).asked for j in stored.get(key, ()) if j > i}
+        for i, block in enumerate(blocks):
+            met = {j for key in block.asked for j in stored.get(key, ()) if j > i}
             for j in sorted(met):
                 similarity = float(vectors[i] @ vectors[j])
                 if similarity >= cfg.entity_threshold:
