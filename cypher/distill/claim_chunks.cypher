@@ -8,7 +8,7 @@ SET c.lease_lock = true
 REMOVE c.lease_lock
 WITH c
 WHERE NOT $layer IN coalesce(c.distilled, [])
-  AND (c.lease_until IS NULL OR c.lease_until < timestamp() OR c.lease_owner IN $dead_owners
+  AND (c.lease_owner IS NULL OR c.lease_until IS NULL OR c.lease_until < timestamp() OR c.lease_owner IN $dead_owners
        OR c.lease_owner = $owner)
 SET c.lease_owner = $owner, c.lease_until = timestamp() + $lease_ms
 WITH c
