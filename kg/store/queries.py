@@ -506,13 +506,15 @@ class EntityByNameRow(TypedDict):
     score: float
 
 
-class EntityNamePageRow(TypedDict):
+class TextPageRow(TypedDict):
+    """A node's text its stored keys come from, and whether it lacks them (kg.layers.distilled.stored_keys)."""
+
     id: str
-    name: str
+    text: str
     missing: bool
 
 
-class EntityBlocksStateRow(TypedDict):
+class KeysStateRow(TypedDict):
     version: int | None
 
 
@@ -529,6 +531,17 @@ class FusionCandidateRow(TypedDict):
     id: str
     similar: list[str]
     saturated: bool
+
+
+class FusionNearRow(TypedDict):
+    id: str
+    similar: list[str]
+
+
+class FusionKeysRow(TypedDict):
+    id: str
+    document_id: str
+    keys: list[str]
 
 
 class FusionSuperRow(TypedDict):
@@ -558,8 +571,12 @@ SECTION_PATHS = Query("distill/section_paths", SectionPathRow)
 ENTITIES_BY_KEY = Query("distill/entities_by_key", EntityByKeyRow)
 ENTITIES_BY_NAME = Query("distill/entities_by_name", EntityByNameRow)
 ENTITIES_BY_BLOCKS = Query("distill/entities_by_blocks", EntityByBlockRow)
-ENTITY_NAMES_PAGE = Query("distill/entity_names_page", EntityNamePageRow)
-ENTITY_BLOCKS_STATE = Query("distill/entity_blocks_state", EntityBlocksStateRow)
+TEXTS_PAGE_ENTITY = Query("distill/entity_texts_page", TextPageRow)
+KEYS_STATE_ENTITY = Query("distill/entity_keys_state", KeysStateRow)
+TEXTS_PAGE_FACTITEM = Query("distill/factitem_texts_page", TextPageRow)
+KEYS_STATE_FACTITEM = Query("distill/factitem_keys_state", KeysStateRow)
+FUSION_KEYS_OF = Query("distill/fusion_keys_of", FusionKeysRow)
+FUSION_BY_KEYS = Query("distill/fusion_by_keys", FusionNearRow)
 FUSION_PENDING = Query("distill/fusion_pending", IdRow)
 """Template: ``FUSION_PENDING.render(label=...)``."""
 FUSION_CANDIDATES = Query("distill/fusion_candidates", FusionCandidateRow)

@@ -15,7 +15,9 @@ from neo4j import RoutingControl
 import cypher
 from kg.errors import ConfigError
 from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_row, pseudograph
-from kg.layers.distilled.resolve import BLOCKS_VERSION, ensure_entity_blocks
+from kg.layers.distilled.pseudograph import FACTITEM_KEYS
+from kg.layers.distilled.resolve import ENTITY_BLOCKS
+from kg.layers.distilled.stored_keys import ensure_stored_keys
 from kg.llm import OfflineLLM
 from kg.llm.openai_llm import OpenAICompatibleLLM
 from kg.store.base import GraphStore
@@ -34,6 +36,9 @@ from tests.distill.conftest import (
 
 E0 = at_cosine(1.0)
 NEAR = at_cosine(0.90)  # the index scores it (1 + 0.90) / 2 = 0.95: above 0.92 unless converted back
+# Fusion finds fact items by the words of their path text (fusion keys) before it compares their vectors: the
+# items of these tests say nearly the same thing, and their markers set how near their vectors are.
+MEASURED = "was measured twice by the Basel field laboratory during the spring water survey."
 
 
 def count(store: GraphStore, query: str, **params: Any) -> int:
@@ -69,8 +74,8 @@ def test_entity_vectors_below_the_threshold_do_not_merge(kb: GraphStore) -> None
 
 def test_fact_items_below_the_fusion_threshold_do_not_fuse(kb: GraphStore, tmp_path: Path) -> None:
     embedder = MarkerEmbedder({"xa01": E0, "xb01": NEAR})
-    load_passages(kb, tmp_path, {"Alpha": "The sample xa01 was measured twice.",
-                                 "Beta": "The sample xb01 was measured twice."})
+    load_passages(kb, tmp_path, {"Alpha": f"The sample xa01 {MEASURED}",
+                                 "Beta": f"The sample xb01 {MEASURED}"})
     report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(fact_fusion=0.92))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 0
     assert count(kb, "MATCH (s:SuperFact) RETURN count(s) AS n") == 0
@@ -86,7 +91,7 @@ def test_fusion_joins_groups_found_by_different_concurrent_readers(kb: GraphStor
     threshold 0.88) is still one group, the same one a single reader finds."""
     angles = {"xa01": 0, "xb01": 25, "xc01": 50, "xd01": 75}
     embedder = MarkerEmbedder({m: at_cosine(float(np.cos(np.radians(a)))) for m, a in angles.items()})
-    docs = load_passages(kb, tmp_path, {f"Doc {m}": f"The sample {m} was measured twice." for m in angles})
+    docs = load_passages(kb, tmp_path, {f"Doc {m}": f"The sample {m} {MEASURED}" for m in angles})
     members = "MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN s.id AS s, collect(f.document_id) AS docs"
     for readers in (1, 2, 3, 4):
         distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], force=True,
@@ -98,7 +103,7 @@ def test_a_group_found_again_by_a_later_slice_of_pending_nodes_counts_once(
         kb: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pseudograph, "_FUSION_SLICE", 1)  # each pending item its own slice: both find the pair
     embedder = MarkerEmbedder({"xp01": E0})
-    load_passages(kb, tmp_path, {"Alpha": "Sample xp01 was measured.", "Beta": "Sample xp01 was measured."})
+    load_passages(kb, tmp_path, {"Alpha": f"Sample xp01 {MEASURED}", "Beta": f"Sample xp01 {MEASURED}"})
     report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 1
     assert count(kb, "MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
@@ -142,10 +147,10 @@ def test_entities_written_before_block_keys_are_keyed_once(kb: GraphStore) -> No
     mention = ("Barack H. Obama", "Person")
     resolver = EntityResolver(kb, EMBEDDER, DistillConfig(entity_threshold=-1.0))
     assert resolver.resolve([mention]).ids[mention] != "ent_obama"  # not found without its keys
-    assert ensure_entity_blocks(kb) == 1
+    assert ensure_stored_keys(kb, ENTITY_BLOCKS) == 1
     assert resolver.resolve([mention]).ids[mention] == "ent_obama"
-    assert kb.query("MATCH (m:StrataMeta) RETURN m.entity_blocks AS v")[0]["v"] == BLOCKS_VERSION
-    assert ensure_entity_blocks(kb) == 0
+    assert kb.query("MATCH (m:StrataMeta) RETURN m.entity_blocks AS v")[0]["v"] == ENTITY_BLOCKS.version
+    assert ensure_stored_keys(kb, ENTITY_BLOCKS) == 0
 
 
 def test_resolution_reads_no_vector_index(kb: GraphStore) -> None:
@@ -196,18 +201,17 @@ def test_specific_mentions_do_not_merge_through_an_existing_generic_entity(kb: G
 @pytest.mark.parametrize("candidates", [10, 2])
 def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStore, tmp_path: Path,
                                                                    candidates: int) -> None:
-    # Twelve items of one document lie closer to each other (cosine 0.96) than to the other document's
-    # item (0.88): a top-10 search from each of them returns only its own document's items. With 2 candidates
-    # the first search (2 x 2) returns only items within the threshold, so each item is searched again past
-    # its document's 12.
+    # Twelve items of one document share more words (their topic's) and lie closer (cosine 0.96) to each other
+    # than to the other document's item (0.88): a lookup of the best 2 x 2 or 2 x 10 candidates would return
+    # only their own document's items, if it did not leave that document out.
     markers: dict[str, Any] = {f"xa{i:02d}": E0 + 0.2 * np.eye(EMBEDDER.dimensions)[i + 2] for i in range(12)}
     markers["xb00"] = at_cosine(0.90)
     embedder = MarkerEmbedder(markers)
     config = DistillConfig(fact_fusion=0.85, topic_fusion=0.99, fusion_candidates=candidates)
-    [beta] = load_passages(kb, tmp_path, {"Beta": "Sample xb00 was measured."}, "beta")
+    [beta] = load_passages(kb, tmp_path, {"Beta": f"Sample xb00 {MEASURED}"}, "beta")
     assert distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
                    config=config).layers["pseudograph"].created["SuperFact groups"] == 0
-    load_passages(kb, tmp_path, {"Alpha": " ".join(f"Sample xa{i:02d} was measured." for i in range(12))}, "alpha")
+    load_passages(kb, tmp_path, {"Alpha": " ".join(f"Sample xa{i:02d} {MEASURED}" for i in range(12))}, "alpha")
     report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=config)
     assert report.layers["pseudograph"].created["FactItem"] == 12
     groups = kb.query("MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) "
@@ -215,9 +219,38 @@ def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStor
     assert len(groups) == 1 and sorted(groups[0]["docs"]).count(beta) == 1 and len(groups[0]["docs"]) == 13
 
 
+def test_fact_items_fuse_by_their_keys_without_a_vector_search(kb: GraphStore, tmp_path: Path) -> None:
+    """A fact item finds its near duplicates by key lookups: an HNSW search per item grew with the index and was
+    most of offline distillation's time (docs/scaling.md)."""
+    embedder = MarkerEmbedder({"xk01": E0})
+    load_passages(kb, tmp_path, {"Alpha": f"Sample xk01 {MEASURED}", "Beta": f"Sample xk01 {MEASURED}"})
+    distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
+    kb.query("MATCH (s:SuperFact) DETACH DELETE s", routing=RoutingControl.WRITE)
+    kb.query("MATCH (f:FactItem) SET f.fusion_pending = true", routing=RoutingControl.WRITE)
+    recording = FailingStore(kb, fail_on="", times=0)  # fails nothing, lists every query it is asked
+    assert pseudograph.fuse(recording, pseudograph._FACTS, 0.98, DistillConfig()) == 1
+    assert "distill/fusion_by_keys" in recording.calls and "distill/fusion_candidates" not in recording.calls
+
+
+def test_fact_items_written_before_fusion_keys_are_keyed_once_and_then_fuse(kb: GraphStore,
+                                                                           tmp_path: Path) -> None:
+    embedder = MarkerEmbedder({"xk02": E0})
+    load_passages(kb, tmp_path, {"Alpha": f"Sample xk02 {MEASURED}"}, "alpha")
+    distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    # As a graph distilled before fact items had keys holds them.
+    kb.query("MATCH (f:FactItem) REMOVE f.fusion_keys", routing=RoutingControl.WRITE)
+    kb.query("MATCH (m:StrataMeta) REMOVE m.factitem_fusion_keys", routing=RoutingControl.WRITE)
+    load_passages(kb, tmp_path, {"Beta": f"Sample xk02 {MEASURED}"}, "beta")
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
+    assert report.layers["pseudograph"].created["SuperFact groups"] == 1
+    assert count(kb, "MATCH (f:FactItem) WHERE f.fusion_keys IS NULL RETURN count(f) AS n") == 0
+    assert kb.query("MATCH (m:StrataMeta) RETURN m.factitem_fusion_keys AS v")[0]["v"] == FACTITEM_KEYS.version
+    assert ensure_stored_keys(kb, FACTITEM_KEYS) == 0
+
+
 def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path) -> None:
     embedder = MarkerEmbedder({"xs01": E0})
-    load_passages(kb, tmp_path, {"Alpha": "Sample xs01 was measured.", "Beta": "Sample xs01 was measured."})
+    load_passages(kb, tmp_path, {"Alpha": f"Sample xs01 {MEASURED}", "Beta": f"Sample xs01 {MEASURED}"})
 
     # The fusion's unit of work fails at its last query, after its SuperFact write ran in the same transaction.
     failing = FailingStore(kb, "distill/fusion_done", error=RuntimeError("injected fusion failure"))

@@ -20,11 +20,15 @@ part's mind map is written in one transaction, and the layer's unit of work is t
 parts, and a part is cleared through its chunks before it is written again.
 
 Fusion: topics and items are written with ``fusion_pending``; once the run's batches have committed, every
-pending node is fused with similar ones of other documents through the vector indexes
-(``(:SuperTopic)-[:SIMILAR]->(:Topic)`` above ``topic_fusion``, 0.92, and ``(:SuperFact)-[:SIMILAR]->
-(:FactItem)`` above ``fact_fusion``, 0.98, cosines) and loses the flag in the transaction that writes its
-links. Fusion that fails or is interrupted is therefore retried by the next run of this layer, even when no
-chunk is pending any more.
+pending node is fused with similar ones of other documents (``(:SuperTopic)-[:SIMILAR]->(:Topic)`` above
+``topic_fusion``, 0.92, and ``(:SuperFact)-[:SIMILAR]->(:FactItem)`` above ``fact_fusion``, 0.98, exact cosines
+of the stored vectors) and loses the flag in the transaction that writes its links. Fusion that fails or is
+interrupted is therefore retried by the next run of this layer, even when no chunk is pending any more.
+Candidates come from a vector search for topics (one per document part, so few) and from the MinHash band
+keys of their path text for fact items (several per chunk: an HNSW search each grew with the index and was
+most of offline distillation's time; a key lookup does not grow). Keys find what the fusion threshold keeps,
+texts of nearly the same words (:func:`~kg.layers.distilled.text.fusion_keys`); a paraphrase in other words
+that an embedder places above 0.98 is not fused.
 """
 
 from __future__ import annotations
@@ -37,10 +41,21 @@ from typing import Any
 from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import ROUTE_SEP, FactItemExtractor
 from kg.layers.distilled.models import ChunkRecord, DistillConfig
-from kg.layers.distilled.text import text_key
+from kg.layers.distilled.stored_keys import StoredKeys, ensure_stored_keys
+from kg.layers.distilled.text import FUSION_KEYS_VERSION, fusion_keys, text_key
 from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore, Transaction
-from kg.store.queries import FUSION_CANDIDATES, FUSION_PENDING, FUSION_SUPERS, FusionCandidateRow
+from kg.store.lucene import whole_terms_queries
+from kg.store.queries import (
+    FUSION_BY_KEYS,
+    FUSION_CANDIDATES,
+    FUSION_KEYS_OF,
+    FUSION_PENDING,
+    FUSION_SUPERS,
+    KEYS_STATE_FACTITEM,
+    TEXTS_PAGE_FACTITEM,
+    FusionCandidateRow,
+)
 
 __all__ = ["MIND_MAP_CHUNKS", "PseudoGraphLayer", "fuse"]
 
@@ -87,11 +102,12 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
                     if it.chunk.id not in route["chunk_ids"]:
                         route["chunk_ids"].append(it.chunk.id)
                     parent = route_id
+                path_text = ROUTE_SEP.join((topic, *path, it.text))
                 facts.append({
                     "id": f"{it.chunk.id}:fi{short_hash(text_key(it.text), n=10)}", "document_id": doc,
                     "chunk_id": it.chunk.id, "route_id": parent, "text": it.text, "topic": topic,
-                    "path_text": ROUTE_SEP.join((topic, *path, it.text)), "rouge_l": round(it.rouge, 4),
-                    "similarity": round(it.similarity, 4), "source": self.method})
+                    "path_text": path_text, "fusion_keys": list(fusion_keys(path_text)),
+                    "rouge_l": round(it.rouge, 4), "similarity": round(it.similarity, 4), "source": self.method})
             built.done += [c.id for c in docs[part]]
         unique = list({f["id"]: f for f in facts}.values())
         route_rows = sorted(routes.values(), key=lambda r: r["depth"])
@@ -118,28 +134,39 @@ def _part_key(chunk: ChunkRecord, part_chunks: int) -> str:
     return chunk.document_id if part == 0 else f"{chunk.document_id}:p{part}"
 
 
+# Fact items' fusion keys, given once to the items a graph held before items had them.
+FACTITEM_KEYS = StoredKeys(KEYS_STATE_FACTITEM, TEXTS_PAGE_FACTITEM, "distill/set_factitem_keys",
+                           "distill/factitem_keys_done", version=FUSION_KEYS_VERSION, keys=fusion_keys)
+
+
 @dataclass(frozen=True)
 class Fusion:
-    """What fusing one label takes: its vector index, the query linking its super-nodes, their id prefix."""
+    """What fusing one label takes: its vector index (candidates by a vector search) or its stored keys
+    (candidates by key lookups), the query linking its super-nodes, their id prefix."""
 
     label: str
-    index: str
     write: str
     prefix: str
+    index: str | None = None
+    keys: StoredKeys | None = None
 
 
-_TOPICS = Fusion("Topic", "topic_embedding", "distill/fuse_topics", "st_")
-_FACTS = Fusion("FactItem", "factitem_embedding", "distill/fuse_facts", "sf_")
+_TOPICS = Fusion("Topic", "distill/fuse_topics", "st_", index="topic_embedding")
+_FACTS = Fusion("FactItem", "distill/fuse_facts", "sf_", keys=FACTITEM_KEYS)
+Edges = list[tuple[str, str]]
 
 
 def fuse(store: GraphStore, fusion: Fusion, threshold: float, config: DistillConfig) -> int:
     """Fuse every node of ``fusion.label`` still marked ``fusion_pending`` (see the module docstring);
     returns the groups written (a group that slices of pending nodes found again counts once)."""
+    if fusion.keys is not None:
+        ensure_stored_keys(store, fusion.keys)
     pending = FUSION_PENDING.render(label=fusion.label)
     groups: set[str] = set()
     with ThreadPoolExecutor(max_workers=config.fusion_readers, thread_name_prefix="fusion-read") as readers:
         while ids := sorted(r["id"] for r in store.read(pending, limit=_FUSION_SLICE)):
-            rows = _groups(store, fusion, ids, threshold, config, readers)
+            near = _near_by_keys if fusion.keys is not None else _near_by_vector
+            rows = _groups(store, fusion, near(store, fusion, ids, threshold, config, readers))
 
             def write(tx: Transaction, rows: list[dict[str, Any]] = rows, ids: list[str] = ids) -> None:
                 tx.run(fusion.write, rows=rows)
@@ -150,28 +177,54 @@ def fuse(store: GraphStore, fusion: Fusion, threshold: float, config: DistillCon
     return len(groups)
 
 
-def _groups(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, config: DistillConfig,
-            readers: ThreadPoolExecutor) -> list[dict[str, Any]]:
-    """One row per connected group of ``ids`` and their near neighbours in other documents, reusing a
-    group's existing fusion node. The vector searches, one per node and nearly all of fusion's time, read
-    only what the run committed before fusion began, so they run in ``config.fusion_readers`` concurrent
-    reads (each search runs on one server core). Each asks for ``2 * fusion_candidates`` nodes first and only
-    a node whose every result is within the threshold is searched again past its whole document (at most
-    ``fusion_candidates_max``): a document of 20,000 items otherwise costs 20,000 searches of 1,000."""
+def _in_parts(readers: ThreadPoolExecutor, count: int, items: list[Any], read: Callable[[list[Any]], list[Any]]
+              ) -> list[Any]:
+    """``read`` over ``items`` split into ``count`` parts read at once (each read runs on one server core)."""
+    share = -(-len(items) // count)
+    parts = readers.map(read, [items[i:i + share] for i in range(0, len(items), share)])
+    return [r for found in parts for r in found]
+
+
+def _near_by_keys(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, config: DistillConfig,
+                  readers: ThreadPoolExecutor) -> Edges:
+    """Links from each of ``ids`` to the nodes of other documents that share one of its keys and are within the
+    threshold: the best ``2 * fusion_candidates`` by the key index's score, the document's own excluded by the
+    lookup itself, so a large document's own items never crowd the others out."""
+    rows = []
+    for r in store.read(FUSION_KEYS_OF, ids=ids):
+        if r["keys"]:
+            [keys] = whole_terms_queries(r["keys"])
+            [document] = whole_terms_queries([r["document_id"]])
+            rows.append({"id": r["id"], "query": f"fusion_keys:({keys}) AND NOT document_id:{document}"})
+    found = _in_parts(readers, config.fusion_readers, rows, lambda part: store.read(
+        FUSION_BY_KEYS, rows=part, limit=2 * config.fusion_candidates, threshold=threshold))
+    return [(r["id"], other) for r in found for other in r["similar"]]
+
+
+def _near_by_vector(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, config: DistillConfig,
+                    readers: ThreadPoolExecutor) -> Edges:
+    """Links from each of ``ids`` to the nodes of other documents within the threshold, by vector searches that
+    read only what the run committed before fusion began, ``config.fusion_readers`` at once. Each asks for
+    ``2 * fusion_candidates`` nodes first and only a node whose every result is within the threshold is
+    searched again past its whole document (at most ``fusion_candidates_max``): a document of 20,000 nodes
+    otherwise costs 20,000 searches of 1,000."""
+    assert fusion.index is not None
     query = FUSION_CANDIDATES.render(label=fusion.label, index=fusion.index)
 
     def search(ids: list[str], first: int | None) -> list[FusionCandidateRow]:
-        share = -(-len(ids) // config.fusion_readers)
-        parts = readers.map(lambda part: store.read(query, ids=part, k=config.fusion_candidates, first=first,
-                                                    max_k=config.fusion_candidates_max, threshold=threshold),
-                            [ids[i:i + share] for i in range(0, len(ids), share)])
-        return [r for found in parts for r in found]
+        return _in_parts(readers, config.fusion_readers, ids, lambda part: store.read(
+            query, ids=part, k=config.fusion_candidates, first=first, max_k=config.fusion_candidates_max,
+            threshold=threshold))
 
     found = search(ids, 2 * config.fusion_candidates)
     again = [r["id"] for r in found if r["saturated"]]
     if again:
         found = [r for r in found if not r["saturated"]] + search(again, None)
-    edges = [(r["id"], other) for r in found for other in r["similar"]]
+    return [(r["id"], other) for r in found for other in r["similar"]]
+
+
+def _groups(store: GraphStore, fusion: Fusion, edges: Edges) -> list[dict[str, Any]]:
+    """One row per connected group of the linked nodes, reusing a group's existing fusion node."""
     if not edges:
         return []
     components = DisjointSets[str]()

@@ -37,6 +37,7 @@ import numpy.typing as npt
 
 from kg.embeddings import Embedder
 from kg.layers.distilled.models import DistillConfig
+from kg.layers.distilled.stored_keys import StoredKeys
 from kg.layers.distilled.text import name_blocks, name_key, name_similarity
 from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore
@@ -45,12 +46,20 @@ from kg.store.queries import (
     ENTITIES_BY_BLOCKS,
     ENTITIES_BY_KEY,
     ENTITIES_BY_NAME,
-    ENTITY_BLOCKS_STATE,
-    ENTITY_NAMES_PAGE,
+    KEYS_STATE_ENTITY,
+    TEXTS_PAGE_ENTITY,
 )
 
-__all__ = ["EntityResolver", "Resolution", "ResolvedEntity", "canonical_type", "ensure_entity_blocks", "entity_key",
-           "entity_row", "types_compatible"]
+__all__ = [
+    "ENTITY_BLOCKS",
+    "EntityResolver",
+    "Resolution",
+    "ResolvedEntity",
+    "canonical_type",
+    "entity_key",
+    "entity_row",
+    "types_compatible",
+]
 
 GENERIC_TYPE = "entity"
 _TYPE_SYNONYMS = {
@@ -63,10 +72,10 @@ _TYPE_SYNONYMS = {
     "time": "date", "year": "date", "日期": "date", "时间": "date",
     "quantity": "number", "cardinal": "number", "数字": "number",
 }
-# Recorded once every entity of a graph has the block keys of its name (kg.layers.distilled.text.name_blocks):
-# entities written before they existed are keyed once (ensure_entity_blocks).
-BLOCKS_VERSION = 1
-_BLOCKS_PAGE = 5000
+# The block keys of entities' names (kg.layers.distilled.text.name_blocks), given once to entities written before
+# they existed. A new version re-keys every entity.
+ENTITY_BLOCKS = StoredKeys(KEYS_STATE_ENTITY, TEXTS_PAGE_ENTITY, "distill/set_entity_keys", "distill/entity_keys_done",
+                           version=1, keys=lambda name: name_blocks(name).stored)
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 
 
@@ -94,24 +103,6 @@ def entity_row(id_: str, name: str, type_: str, *, source: str, embedding: Seque
     """The row ``distill/merge_entities`` writes for a new entity, its key and block keys derived from its name."""
     return {"id": id_, "key": entity_key(name, type_), "name": name, "type": type_, "aliases": sorted(aliases),
             "block_keys": list(name_blocks(name).stored), "source": source, "embedding": embedding}
-
-
-def ensure_entity_blocks(store: GraphStore) -> int:
-    """Give the block keys of their names to entities written before entities had them (once per graph: the
-    meta node records the version); returns how many were keyed. Bounded memory: a page of entities at a
-    time, in id order."""
-    state = store.read(ENTITY_BLOCKS_STATE)
-    if not state or state[0]["version"] == BLOCKS_VERSION:
-        return 0
-    keyed, after = 0, ""
-    while page := store.read(ENTITY_NAMES_PAGE, after=after, limit=_BLOCKS_PAGE):
-        rows = [{"id": r["id"], "block_keys": list(name_blocks(r["name"]).stored)} for r in page if r["missing"]]
-        if rows:
-            store.write("distill/set_entity_blocks", rows=rows)
-        keyed += len(rows)
-        after = page[-1]["id"]
-    store.write("distill/entity_blocks_done", version=BLOCKS_VERSION)
-    return keyed
 
 
 @dataclass

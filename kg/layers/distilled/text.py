@@ -13,6 +13,7 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 import re
@@ -20,6 +21,9 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
 
 from kg.shared.text import estimate_tokens, has_cjk, is_cjk, text_key
 
@@ -28,6 +32,7 @@ __all__ = [
     "NameBlocks",
     "RougeScore",
     "fact_listing",
+    "fusion_keys",
     "keyphrases",
     "name_blocks",
     "name_key",
@@ -171,6 +176,54 @@ def name_blocks(name: str) -> NameBlocks:
     longer = ("-" + whole,) if len(words) >= 2 else ()  # a stored "-" key has two words at least
     return NameBlocks(stored=("=" + whole, *("-" + s for s in shorter)),
                       asked=("=" + whole, *longer, *("=" + s for s in shorter)))
+
+
+# MinHash-LSH over a text's content words: FUSION_BANDS keys, each FUSION_ROWS minimums of one hash function
+# each. Two texts whose word sets have Jaccard similarity j share a key with probability 1 - (1 - j**3) ** 10:
+# 0.99 at j = 0.75, 0.90 at 0.6, 0.27 at 0.3. Changing any of this re-keys every stored node (FUSION_KEYS_VERSION).
+FUSION_BANDS, FUSION_ROWS = 10, 3
+FUSION_KEYS_VERSION = 1
+
+
+def _hash_parameters(count: int) -> tuple[np.ndarray, np.ndarray]:
+    """Multiply-shift hash functions' odd multipliers and offsets, derived from fixed strings, so stored keys
+    never depend on a random generator's version."""
+    words = [int.from_bytes(hashlib.blake2b(f"strata-fusion-{i}".encode(), digest_size=16).digest(), "little")
+             for i in range(count)]
+    multipliers = np.array([(w & 0xFFFFFFFFFFFFFFFF) | 1 for w in words], dtype=np.uint64)
+    offsets = np.array([w >> 64 for w in words], dtype=np.uint64)
+    return multipliers, offsets
+
+
+_MULTIPLIERS, _OFFSETS = _hash_parameters(FUSION_BANDS * FUSION_ROWS)
+
+
+@lru_cache(maxsize=65536)
+def _word_hash(word: str) -> int:
+    return int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+
+
+def fusion_keys(text: str) -> tuple[str, ...]:
+    """The MinHash band keys of ``text``'s content words (its words when all are stop words): near-duplicate
+    texts share one at least, nearly always, and unrelated texts rarely. PG-RAG fusion looks fact items up by
+    them instead of a vector search, whose cost grows with the index (docs/scaling.md).
+
+    >>> len(fusion_keys("Bob Edwards hosted Morning Edition.")), fusion_keys("") == ()
+    (10, True)
+    >>> near = set(fusion_keys("Edwards hosted Morning Edition, a radio show."))
+    >>> bool(near & set(fusion_keys("Bob Edwards hosted Morning Edition, a radio show."))), len(near)
+    (True, 10)
+    """
+    words = set(tokens(text))
+    words = (words - STOPWORDS) or words
+    if not words:
+        return ()
+    hashes = np.fromiter((_word_hash(w) for w in sorted(words)), dtype=np.uint64, count=len(words))
+    with np.errstate(over="ignore"):  # arithmetic modulo 2**64 is the hash
+        minimums = ((hashes[:, None] * _MULTIPLIERS + _OFFSETS) >> np.uint64(32)).min(axis=0)
+    bands = minimums.reshape(FUSION_BANDS, FUSION_ROWS)
+    return tuple(f"{band}:" + hashlib.blake2b(rows.tobytes(), digest_size=8).hexdigest()
+                 for band, rows in enumerate(bands))
 
 
 def _grams(key: str) -> set[str]:

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import TripleExtractor
 from kg.layers.distilled.models import ChunkRecord
-from kg.layers.distilled.resolve import EntityResolver, ensure_entity_blocks
+from kg.layers.distilled.resolve import ENTITY_BLOCKS, EntityResolver
+from kg.layers.distilled.stored_keys import ensure_stored_keys
 
 __all__ = ["TriplesLayer"]
 
@@ -37,7 +38,7 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
         source = self.extractor.source
         previous_written()  # resolution reads the entities earlier batches created
         if not self._blocks_ensured:
-            ensure_entity_blocks(self.ctx.store)
+            ensure_stored_keys(self.ctx.store, ENTITY_BLOCKS)
             self._blocks_ensured = True
         resolver = EntityResolver(self.ctx.store, self.ctx.embedder, self.ctx.config)
         resolution = resolver.resolve([m for _, ex in extracted for m in ex.entities])
