@@ -86,7 +86,7 @@ def test_fact_items_below_the_fusion_threshold_do_not_fuse(kb: GraphStore, tmp_p
 
 
 def test_fusion_joins_groups_found_by_different_concurrent_readers(kb: GraphStore, tmp_path: Path) -> None:
-    """Fusion's vector searches are split between ``fusion_readers``; a chain A-B-C-D whose links are found
+    """Fusion's lookups are split between ``fusion_readers``; a chain A-B-C-D whose links are found
     by different readers (each item is near only its neighbours: 25 degrees apart, cosine 0.906 against the
     threshold 0.88) is still one group, the same one a single reader finds."""
     angles = {"xa01": 0, "xb01": 25, "xc01": 50, "xd01": 75}
