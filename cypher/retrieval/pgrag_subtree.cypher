@@ -1,5 +1,6 @@
 // (g) PG-RAG: every mind-map row (path down to a fact item) under the given Topic or Route nodes, with the
-// item's chunk and the item's raw cosine to the key point. Rows keep the path from the topic root; a
+// item's chunk and the item's raw cosine to the key point (and each path node's: null for a node stored without
+// a vector). Rows keep the path from the topic root; a
 // subtree spans documents, so its rows pass the same chunk filters as the anchors.
 UNWIND $ids AS id
 OPTIONAL MATCH (t:Topic {id: id})
@@ -17,4 +18,5 @@ WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)
 WITH DISTINCT fi, c, nodes(up) + tail(nodes(p)) AS row
 RETURN fi.id AS item_id, c.id AS chunk_id,
        coalesce(2 * vector.similarity.cosine(fi.embedding, $vector) - 1, 0.0) AS item_score,
-       [n IN row | {id: n.id, text: coalesce(n.text, ''), path_text: coalesce(n.path_text, n.text, '')}] AS path
+       [n IN row | {id: n.id, text: coalesce(n.text, ''), path_text: coalesce(n.path_text, n.text, ''),
+                    score: 2 * vector.similarity.cosine(n.embedding, $vector) - 1}] AS path

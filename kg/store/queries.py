@@ -307,6 +307,7 @@ class PathNode(TypedDict):
     id: str
     text: str
     path_text: str
+    score: float | None
 
 
 class AnchorRow(TypedDict):

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
 import pytest
 from neo4j import RoutingControl
 
+from kg.embeddings import Embedder
 from kg.retrieval import make_retriever
 from kg.retrieval.methods.pgrag import FactPath, PGRAGRetriever, render_mind_map, upper_index, walk
 from tests.retrieval.conftest import EMBEDDER, Corpus
@@ -76,6 +81,34 @@ def test_pgrag_walk_returns_a_mind_map_context_and_chunk_hits(corpus: Corpus) ->
     hits = make_retriever("pgrag", corpus.store, EMBEDDER, anchors=1).retrieve("Where was the magazine published?")
     assert [h.title for h in hits] == ["Arthur's Magazine"]
     assert hits[0].sources[0].via is not None and hits[0].sources[0].via.endswith("published in Philadelphia")
+
+
+class CountingEmbedder(Embedder):
+    """The test embedder, counting the texts it embeds."""
+
+    def __init__(self) -> None:
+        self.name, self.dimensions, self.texts = EMBEDDER.name, EMBEDDER.dimensions, 0
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.texts += len(texts)
+        return EMBEDDER.embed(texts)
+
+
+def test_the_walk_scores_topics_and_routes_by_their_stored_vectors(corpus: Corpus) -> None:
+    _mind_map(corpus)  # its routes are stored without vectors, as routes of older graphs are
+    question = "Where was the magazine published?"
+    counting = CountingEmbedder()
+    before = PGRAGRetriever(corpus.store, counting, anchors=1, support=1.0, ambiguity=1.0).retrieve_mind_map(question)
+    assert counting.texts == 3  # the question, then each route's path text
+    corpus.store.query("MATCH (r:Route) CALL db.create.setNodeVectorProperty(r, 'embedding', "
+                       "CASE r.id WHEN 'r1' THEN $r1 ELSE $r2 END)", routing=RoutingControl.WRITE,
+                       r1=[float(x) for x in EMBEDDER.embed_one("Arthur's Magazine publication")],
+                       r2=[float(x) for x in EMBEDDER.embed_one("Arthur's Magazine genre")])
+    counting.texts = 0
+    after = PGRAGRetriever(corpus.store, counting, anchors=1, support=1.0, ambiguity=1.0).retrieve_mind_map(question)
+    assert counting.texts == 1  # the question only
+    assert [p.ids for p in after.paths] == [p.ids for p in before.paths]
+    assert [p.score for p in after.paths] == pytest.approx([p.score for p in before.paths])
 
 
 def test_pgrag_without_mind_maps_finds_nothing(corpus: Corpus) -> None:

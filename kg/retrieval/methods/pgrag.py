@@ -11,7 +11,8 @@
 5. Aggregation: colours from every anchor and key point add up; rows (fact paths) with the highest totals
    are returned as a mind-map context, and their fact items' chunks as hits.
 
-Route nodes carry no vector, so their similarity comes from embedding their path text at query time.
+Topics and routes are scored by the exact cosine of the vectors stored on them (their path text's); a node stored
+without one (a route of a graph distilled before routes were embedded) by embedding its path text at query time.
 """
 
 from __future__ import annotations
@@ -164,7 +165,8 @@ class PGRAGRetriever(Retriever):
         return MindMapContext(points, best[:max(k, 1) * 2])
 
     def _node_sims(self, nodes: Sequence[PathNode], vector: list[float], sims: dict[str, float]) -> None:
-        """Similarity of topic and route nodes to the key point, from their path text (routes have no vector)."""
+        """Similarity of topic and route nodes to the key point: their stored vector's, or their path text's."""
+        sims.update({n["id"]: float(n["score"]) for n in nodes if n["score"] is not None})
         todo = {n["id"]: n["path_text"] or n["text"] for n in nodes if n["id"] not in sims}
         if todo:
             values = self.embedder.embed(list(todo.values())) @ np.asarray(vector, dtype=np.float32)
