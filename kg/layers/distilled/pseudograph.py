@@ -162,10 +162,10 @@ def fuse(store: GraphStore, fusion: Fusion, threshold: float, config: DistillCon
     if fusion.keys is not None:
         ensure_stored_keys(store, fusion.keys)
     pending = FUSION_PENDING.render(label=fusion.label)
+    near = _near_by_keys if fusion.keys is not None else _near_by_vector
     groups: set[str] = set()
     with ThreadPoolExecutor(max_workers=config.fusion_readers, thread_name_prefix="fusion-read") as readers:
         while ids := sorted(r["id"] for r in store.read(pending, limit=_FUSION_SLICE)):
-            near = _near_by_keys if fusion.keys is not None else _near_by_vector
             rows = _groups(store, fusion, near(store, fusion, ids, threshold, config, readers))
 
             def write(tx: Transaction, rows: list[dict[str, Any]] = rows, ids: list[str] = ids) -> None:
