@@ -248,6 +248,24 @@ def test_fact_items_written_before_fusion_keys_are_keyed_once_and_then_fuse(kb: 
     assert ensure_stored_keys(kb, FACTITEM_KEYS) == 0
 
 
+def test_a_fresh_graph_is_never_paged_for_missing_keys(kb: GraphStore, tmp_path: Path) -> None:
+    # The key check runs before the run writes: on a graph with no entity or fact item yet, one empty page
+    # and the versions are recorded; the entities and items the run then writes (with their keys) are never
+    # paged through, as they were when fusion checked after the run's writes.
+    embedder = MarkerEmbedder({"xk03": E0})
+    load_passages(kb, tmp_path, {"Alpha": f"Sample xk03 {MEASURED}", "Beta": f"Sample xk03 {MEASURED}"})
+    recording = FailingStore(kb, fail_on="", times=0)  # fails nothing, lists every query it is asked
+    report = distill(recording, embedder, OfflineLLM(), layers=["triples", "pseudograph"])
+    assert report.layers["pseudograph"].created["FactItem"] > 0 and report.layers["triples"].created["Entity"] > 0
+    calls = recording.calls
+    assert calls.count("distill/entity_texts_page") == 1
+    assert calls.index("distill/entity_texts_page") < calls.index("distill/merge_entities")
+    assert calls.count("distill/factitem_texts_page") == 1
+    assert calls.index("distill/factitem_texts_page") < calls.index("distill/create_items")
+    versions = kb.query("MATCH (m:StrataMeta) RETURN m.factitem_fusion_keys AS f, m.entity_blocks AS e")[0]
+    assert versions == {"f": FACTITEM_KEYS.version, "e": ENTITY_BLOCKS.version}
+
+
 def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path) -> None:
     embedder = MarkerEmbedder({"xs01": E0})
     load_passages(kb, tmp_path, {"Alpha": f"Sample xs01 {MEASURED}", "Beta": f"Sample xs01 {MEASURED}"})

@@ -162,6 +162,11 @@ class Layer(ABC, Generic[B]):
             tx.run_batches(name, rows, batch_size=2000)
         tx.run("distill/mark_chunks", ids=built.done, layer=self.name, stale=list(self.stale))
 
+    def prepare(self) -> None:
+        """Work before the run's first batch is claimed: giving the lookup keys a newer Strata reads to the nodes
+        an older one wrote (kg.layers.distilled.stored_keys). Done here, while the run has written nothing, a
+        graph that already holds them pays one read, where a check after the run's writes pages through them."""
+
     def finish(self) -> dict[str, int]:
         """Work once the run's batches have committed (cross-document fusion, including what an earlier
         run left pending); returns extra counts. It runs even when no chunk was pending."""

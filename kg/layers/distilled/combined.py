@@ -22,6 +22,8 @@ from kg.layers.distilled.atoms import AtomsLayer
 from kg.layers.distilled.base import Built, Context, Layer, written
 from kg.layers.distilled.extractors.protocols import KnowledgeExtractor
 from kg.layers.distilled.models import ChunkRecord, LayerName
+from kg.layers.distilled.resolve import ENTITY_BLOCKS
+from kg.layers.distilled.stored_keys import ensure_stored_keys
 from kg.layers.distilled.tags import TagsLayer
 from kg.layers.distilled.triples import TriplesLayer
 from kg.store.base import Transaction
@@ -95,6 +97,9 @@ class SharedCallLayer(Layer[SharedBuilt]):
     @property
     def method(self) -> str:
         return self.knowledge.method
+
+    def prepare(self) -> None:
+        ensure_stored_keys(self.ctx.store, ENTITY_BLOCKS)  # the triples it builds resolve entities by these keys
 
     def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> SharedBuilt:
         built = SharedBuilt()

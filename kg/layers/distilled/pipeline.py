@@ -253,6 +253,7 @@ def distill(
         claims = claims_of(layer.name, layer.part_chunks)
         total = report.layers[layer.name].pending if layer.name in fresh else claims.pending()
         lock = SerialLock(store, owner, cfg.lease_seconds) if layer.serial else None
+        layer.prepare()
         try:
             # A layer a shared call covered has nothing left but what the call did not reach: no progress line
             # for an empty pass.

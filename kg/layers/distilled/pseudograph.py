@@ -119,6 +119,9 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
         built.counts.update({"Topic": len(topics), "Route": len(route_rows), "FactItem": len(unique)})
         return built
 
+    def prepare(self) -> None:
+        ensure_stored_keys(self.ctx.store, FACTITEM_KEYS)
+
     def finish(self) -> dict[str, int]:
         cfg = self.ctx.config
         store = self.ctx.store
@@ -159,8 +162,6 @@ Edges = list[tuple[str, str]]
 def fuse(store: GraphStore, fusion: Fusion, threshold: float, config: DistillConfig) -> int:
     """Fuse every node of ``fusion.label`` still marked ``fusion_pending`` (see the module docstring);
     returns the groups written (a group that slices of pending nodes found again counts once)."""
-    if fusion.keys is not None:
-        ensure_stored_keys(store, fusion.keys)
     pending = FUSION_PENDING.render(label=fusion.label)
     near = _near_by_keys if fusion.keys is not None else _near_by_vector
     groups: set[str] = set()

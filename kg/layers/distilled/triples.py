@@ -30,16 +30,15 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
     clear = ("distill/clear_facts",)
     stale = ("tables",)  # relation rows are read from the chunk's facts
     serial = True  # resolution reads the entities earlier batches created
-    _blocks_ensured = False  # entities written before block keys are keyed by the first batch of a run
+
+    def prepare(self) -> None:
+        ensure_stored_keys(self.ctx.store, ENTITY_BLOCKS)
 
     def build(self, chunks: Sequence[ChunkRecord], *, previous_written: Callable[[], None] = written) -> Built:
         built = Built()
         extracted = self.extractor.triples(chunks, built)
         source = self.extractor.source
         previous_written()  # resolution reads the entities earlier batches created
-        if not self._blocks_ensured:
-            ensure_stored_keys(self.ctx.store, ENTITY_BLOCKS)
-            self._blocks_ensured = True
         resolver = EntityResolver(self.ctx.store, self.ctx.embedder, self.ctx.config)
         resolution = resolver.resolve([m for _, ex in extracted for m in ex.entities])
         facts: list[dict[str, object]] = []
