@@ -178,7 +178,7 @@ class Neo4jGraphStore:
             records, _, _ = self.driver.execute_query(
                 text, parameters_=params, routing_=routing, database_=self.database
             )
-        return [record.data() for record in records]
+        return [_row(record) for record in records]
 
     def _session(self, access_mode: str) -> neo4j.Session:
         """A session routed by ``access_mode`` that shares the bookmarks of :meth:`query`'s writes: on a
@@ -192,7 +192,7 @@ class Neo4jGraphStore:
         retry cannot apply anything twice)."""
         def attempt() -> list[Record]:
             with self._session(neo4j.READ_ACCESS) as session:
-                return [record.data() for record in session.run(text, params)]
+                return [_row(record) for record in session.run(text, params)]
 
         return self._retrying(attempt)
 
@@ -270,11 +270,11 @@ class Neo4jTransaction:
     def run(self, query: str, /, **params: Any) -> list[Record]: ...
 
     def run(self, query: str | Query[Any], /, **params: Any) -> list[Any]:
-        return [record.data() for record in self._tx.run(_text(query), params)]
+        return [_row(record) for record in self._tx.run(_text(query), params)]
 
     def run_template(self, name: str, /, *, label: str, **params: Any) -> list[Record]:
         """A template query with ``{label}`` filled from the allow-list."""
-        return [record.data() for record in self._tx.run(cypher.render(name, label=label), params)]
+        return [_row(record) for record in self._tx.run(cypher.render(name, label=label), params)]
 
     def run_batches(self, name: str, rows: Sequence[Any], /, *, batch_size: int = 1000,
                     encode: Callable[[Any], Any] | None = None, **params: Any) -> int:
@@ -288,6 +288,28 @@ class Neo4jTransaction:
             summary = self._tx.run(text, {"rows": sent, **params}).consume()
             created += summary.counters.nodes_created
         return created
+
+
+# Values the driver hands over as they are: rows of these need no conversion.
+_PLAIN = frozenset({str, int, float, bool, type(None), bytes})
+
+
+def _row(record: neo4j.Record) -> Record:
+    """A result row as plain Python: what ``record.data()`` gives, without its generic walk over every nested
+    value (1.9 ms of the 30 rows a `strata` query reads, against 0.2 ms here: docs/scaling.md)."""
+    return {key: _plain(value) for key, value in zip(record.keys(), record.values(), strict=True)}
+
+
+def _plain(value: Any) -> Any:
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is list:
+        return [_plain(v) for v in value]
+    if kind is dict:
+        return {k: _plain(v) for k, v in value.items()}
+    # A node, relationship, path or temporal value: exported as the driver exports it.
+    return neo4j.Record({"value": value}).data()["value"]  # type: ignore[no-untyped-call]  # untyped in the driver
 
 
 def _text(query: str | Query[Any]) -> str:

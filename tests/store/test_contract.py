@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from neo4j import RoutingControl
 
 from kg.errors import Neo4jUnavailable, QueryError
 from kg.store.base import GraphStore, Transaction
@@ -125,3 +126,18 @@ def test_failing_store_inside_atomic_rolls_the_unit_back(store: GraphStore) -> N
     assert tags(store, 1) == []
     failing.atomic(work)  # the fault was used up: the same unit now commits
     assert tags(store, 1) == ["tag-1"]
+
+
+def test_rows_come_back_as_the_driver_exports_them(store: GraphStore) -> None:
+    # Rows are converted without the driver's generic walk; whatever a query returns (scalars, nested lists
+    # and maps, nodes, relationships, paths, temporal values) must come back as record.data() gives it.
+    text = ("CREATE p = (a:Tag {id: 'row-a', n: 1})-[r:SIMILAR {w: 0.5}]->(b:Tag {id: 'row-b', n: [1, 2]}) "
+            "RETURN 1 AS i, 2.5 AS f, 's' AS s, null AS z, true AS t, [1, [2, {k: 'v'}]] AS nested, "
+            "{m: [a.id, {deep: [b.n]}]} AS map, a AS node, r AS rel, p AS path, [a, b] AS nodes, "
+            "{n: b} AS node_in_map, date('2026-11-27') AS day")
+    driver = store.driver  # type: ignore[attr-defined]
+    with driver.session(database=store.database) as session:  # type: ignore[attr-defined]
+        expected = [record.data() for record in session.run(text)]
+    rows = store.query(text, routing=RoutingControl.WRITE)
+    assert rows == expected
+    assert rows[0]["node"] == {"id": "row-a", "n": 1} and rows[0]["node_in_map"] == {"n": {"id": "row-b", "n": [1, 2]}}
