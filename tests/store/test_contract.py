@@ -131,7 +131,9 @@ def test_failing_store_inside_atomic_rolls_the_unit_back(store: GraphStore) -> N
 def test_rows_come_back_as_the_driver_exports_them(store: GraphStore) -> None:
     # Rows are converted without the driver's generic walk; whatever a query returns (scalars, nested lists
     # and maps, nodes, relationships, paths, temporal values) must come back as record.data() gives it.
-    text = ("CREATE p = (a:Tag {id: 'row-a', n: 1})-[r:SIMILAR {w: 0.5}]->(b:Tag {id: 'row-b', n: [1, 2]}) "
+    # Run twice (by the driver, then by the store): MERGE, so the second run finds what the first made.
+    text = ("MERGE (a:Tag {id: 'row-a'}) SET a.n = 1 MERGE (b:Tag {id: 'row-b'}) SET b.n = [1, 2] "
+            "MERGE (a)-[r:SIMILAR]->(b) SET r.w = 0.5 WITH a, r, b MATCH p = (a)-[r]->(b) "
             "RETURN 1 AS i, 2.5 AS f, 's' AS s, null AS z, true AS t, [1, [2, {k: 'v'}]] AS nested, "
             "{m: [a.id, {deep: [b.n]}]} AS map, a AS node, r AS rel, p AS path, [a, b] AS nodes, "
             "{n: b} AS node_in_map, date('2026-11-27') AS day")
