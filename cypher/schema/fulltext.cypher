@@ -15,10 +15,12 @@ CREATE FULLTEXT INDEX entity_names IF NOT EXISTS FOR (n:Entity) ON EACH [n.name,
 // step seeks a new name's keys here (kg.layers.distilled.text.name_blocks).
 CREATE FULLTEXT INDEX entity_blocks IF NOT EXISTS FOR (n:Entity) ON EACH [n.block_keys]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};
-// Fact items by the MinHash band keys of their path text, and their document id (keyword analyzer, each one
-// whole token): PG-RAG fusion seeks a pending item's keys among other documents' items here
-// (kg.layers.distilled.text.fusion_keys) instead of a vector search over factitem_embedding, whose cost grew
-// with the index (docs/scaling.md).
+// Topics and fact items by the MinHash band keys of their path text, and their document id (keyword analyzer,
+// each one whole token): PG-RAG fusion seeks a pending node's keys among other documents' nodes here
+// (kg.layers.distilled.text.fusion_keys) instead of a vector search, whose cost grew with the vector index's size
+// and segments (docs/scaling.md).
+CREATE FULLTEXT INDEX topic_fusion_keys IF NOT EXISTS FOR (n:Topic) ON EACH [n.fusion_keys, n.document_id]
+  OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};
 CREATE FULLTEXT INDEX factitem_fusion_keys IF NOT EXISTS FOR (n:FactItem) ON EACH [n.fusion_keys, n.document_id]
   OPTIONS {indexConfig: {`fulltext.analyzer`: 'keyword'}};
 // Tags by their normalised name or a normalised alias, each one whole token (keyword analyzer): the query

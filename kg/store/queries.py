@@ -528,12 +528,6 @@ class EntityByBlockRow(TypedDict):
     score: float
 
 
-class FusionCandidateRow(TypedDict):
-    id: str
-    similar: list[str]
-    saturated: bool
-
-
 class FusionNearRow(TypedDict):
     id: str
     similar: list[str]
@@ -573,15 +567,16 @@ ENTITIES_BY_KEY = Query("distill/entities_by_key", EntityByKeyRow)
 ENTITIES_BY_NAME = Query("distill/entities_by_name", EntityByNameRow)
 ENTITIES_BY_BLOCKS = Query("distill/entities_by_blocks", EntityByBlockRow)
 TEXTS_PAGE_ENTITY = Query("distill/entity_texts_page", TextPageRow)
-KEYS_STATE_ENTITY = Query("distill/entity_keys_state", KeysStateRow)
-TEXTS_PAGE_FACTITEM = Query("distill/factitem_texts_page", TextPageRow)
-KEYS_STATE_FACTITEM = Query("distill/factitem_keys_state", KeysStateRow)
+KEYS_STATE = Query("distill/keys_state", KeysStateRow)
+"""Template: ``KEYS_STATE.render(index=...)``."""
+TEXTS_PAGE_FUSION = Query("distill/fusion_texts_page", TextPageRow)
+"""Template: ``TEXTS_PAGE_FUSION.render(label=...)``."""
 FUSION_KEYS_OF = Query("distill/fusion_keys_of", FusionKeysRow)
+"""Template: ``FUSION_KEYS_OF.render(label=...)``."""
 FUSION_BY_KEYS = Query("distill/fusion_by_keys", FusionNearRow)
+"""Template: ``FUSION_BY_KEYS.render(label=..., index=...)``."""
 FUSION_PENDING = Query("distill/fusion_pending", IdRow)
 """Template: ``FUSION_PENDING.render(label=...)``."""
-FUSION_CANDIDATES = Query("distill/fusion_candidates", FusionCandidateRow)
-"""Template: ``FUSION_CANDIDATES.render(label=..., index=...)``."""
 FUSION_SUPERS = Query("distill/fusion_supers", FusionSuperRow)
 """Template: ``FUSION_SUPERS.render(label=...)``."""
 TAG_CLASSES_READ = Query("distill/tag_classes_read", TagClassesRow)

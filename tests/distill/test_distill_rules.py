@@ -15,7 +15,7 @@ from neo4j import RoutingControl
 import cypher
 from kg.errors import ConfigError
 from kg.layers.distilled import DistillConfig, EntityResolver, distill, entity_row, pseudograph
-from kg.layers.distilled.pseudograph import FACTITEM_KEYS
+from kg.layers.distilled.pseudograph import FACTITEM_KEYS, TOPIC_KEYS
 from kg.layers.distilled.resolve import ENTITY_BLOCKS
 from kg.layers.distilled.stored_keys import ensure_stored_keys
 from kg.llm import OfflineLLM
@@ -219,33 +219,48 @@ def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStor
     assert len(groups) == 1 and sorted(groups[0]["docs"]).count(beta) == 1 and len(groups[0]["docs"]) == 13
 
 
-def test_fact_items_fuse_by_their_keys_without_a_vector_search(kb: GraphStore, tmp_path: Path) -> None:
-    """A fact item finds its near duplicates by key lookups: an HNSW search per item grew with the index and was
-    most of offline distillation's time (docs/scaling.md)."""
+def test_topics_and_fact_items_fuse_by_their_keys_without_a_vector_search(kb: GraphStore, tmp_path: Path) -> None:
+    """A topic or fact item finds its near duplicates by key lookups: an HNSW search per node grew with the index
+    and its segments, and was most of offline distillation's time (docs/scaling.md)."""
     embedder = MarkerEmbedder({"xk01": E0})
     load_passages(kb, tmp_path, {"Alpha": f"Sample xk01 {MEASURED}", "Beta": f"Sample xk01 {MEASURED}"})
     distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
-    kb.query("MATCH (s:SuperFact) DETACH DELETE s", routing=RoutingControl.WRITE)
-    kb.query("MATCH (f:FactItem) SET f.fusion_pending = true", routing=RoutingControl.WRITE)
-    recording = FailingStore(kb, fail_on="", times=0)  # fails nothing, lists every query it is asked
-    assert pseudograph.fuse(recording, pseudograph._FACTS, 0.98, DistillConfig()) == 1
-    assert "distill/fusion_by_keys" in recording.calls and "distill/fusion_candidates" not in recording.calls
+    kb.query("MATCH (s) WHERE s:SuperFact OR s:SuperTopic DETACH DELETE s", routing=RoutingControl.WRITE)
+    kb.query("MATCH (x) WHERE x:FactItem OR x:Topic SET x.fusion_pending = true", routing=RoutingControl.WRITE)
+    # The two documents' topics ("Alpha", "Beta") share no key: not fused, though the threshold is 0.
+    for fusion, threshold, groups in ((pseudograph._TOPICS, 0.0, 0), (pseudograph._FACTS, 0.98, 1)):
+        recording = FailingStore(kb, fail_on="", times=0)  # fails nothing, lists every query it is asked
+        assert pseudograph.fuse(recording, fusion, threshold, DistillConfig()) == groups
+        assert "distill/fusion_by_keys" in recording.calls
+        assert not [name for name in recording.calls if "db.index.vector" in cypher.load(name)]
 
 
-def test_fact_items_written_before_fusion_keys_are_keyed_once_and_then_fuse(kb: GraphStore,
-                                                                           tmp_path: Path) -> None:
+def test_topics_of_the_same_words_fuse_across_documents(kb: GraphStore, tmp_path: Path) -> None:
+    # Two documents of one title (their topics) in two files, a third of another: one group of the two.
+    embedder = MarkerEmbedder({"xt01": E0})
+    one = load_passages(kb, tmp_path, {"Harbour Bridge": f"Sample xt01 {MEASURED}",
+                                       "Glacier Railway": f"Other xt01 {MEASURED}"}, "one")
+    two = load_passages(kb, tmp_path, {"Harbour Bridge": f"Sample xt01 {MEASURED}"}, "two")
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    assert report.layers["pseudograph"].created["SuperTopic groups"] == 1
+    groups = kb.query("MATCH (s:SuperTopic)-[:SIMILAR]->(t:Topic) RETURN collect(t.document_id) AS docs")
+    assert sorted(groups[0]["docs"]) == sorted([one[0], two[0]])
+
+
+def test_nodes_written_before_fusion_keys_are_keyed_once_and_then_fuse(kb: GraphStore, tmp_path: Path) -> None:
     embedder = MarkerEmbedder({"xk02": E0})
     load_passages(kb, tmp_path, {"Alpha": f"Sample xk02 {MEASURED}"}, "alpha")
     distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
-    # As a graph distilled before fact items had keys holds them.
-    kb.query("MATCH (f:FactItem) REMOVE f.fusion_keys", routing=RoutingControl.WRITE)
-    kb.query("MATCH (m:StrataMeta) REMOVE m.factitem_fusion_keys", routing=RoutingControl.WRITE)
+    # As a graph distilled before fact items (and, later, topics) had keys holds them.
+    kb.query("MATCH (x) WHERE x:FactItem OR x:Topic REMOVE x.fusion_keys", routing=RoutingControl.WRITE)
+    kb.query("MATCH (m:StrataMeta) REMOVE m.factitem_fusion_keys, m.topic_fusion_keys", routing=RoutingControl.WRITE)
     load_passages(kb, tmp_path, {"Beta": f"Sample xk02 {MEASURED}"}, "beta")
     report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 1
-    assert count(kb, "MATCH (f:FactItem) WHERE f.fusion_keys IS NULL RETURN count(f) AS n") == 0
-    assert kb.query("MATCH (m:StrataMeta) RETURN m.factitem_fusion_keys AS v")[0]["v"] == FACTITEM_KEYS.version
-    assert ensure_stored_keys(kb, FACTITEM_KEYS) == 0
+    assert count(kb, "MATCH (x) WHERE (x:FactItem OR x:Topic) AND x.fusion_keys IS NULL RETURN count(x) AS n") == 0
+    versions = kb.query("MATCH (m:StrataMeta) RETURN m.factitem_fusion_keys AS f, m.topic_fusion_keys AS t")[0]
+    assert versions == {"f": FACTITEM_KEYS.version, "t": TOPIC_KEYS.version}
+    assert ensure_stored_keys(kb, FACTITEM_KEYS) == 0 and ensure_stored_keys(kb, TOPIC_KEYS) == 0
 
 
 def test_a_fresh_graph_is_never_paged_for_missing_keys(kb: GraphStore, tmp_path: Path) -> None:
@@ -260,10 +275,11 @@ def test_a_fresh_graph_is_never_paged_for_missing_keys(kb: GraphStore, tmp_path:
     calls = recording.calls
     assert calls.count("distill/entity_texts_page") == 1
     assert calls.index("distill/entity_texts_page") < calls.index("distill/merge_entities")
-    assert calls.count("distill/factitem_texts_page") == 1
-    assert calls.index("distill/factitem_texts_page") < calls.index("distill/create_items")
-    versions = kb.query("MATCH (m:StrataMeta) RETURN m.factitem_fusion_keys AS f, m.entity_blocks AS e")[0]
-    assert versions == {"f": FACTITEM_KEYS.version, "e": ENTITY_BLOCKS.version}
+    assert calls.count("distill/fusion_texts_page") == 2  # topics, fact items
+    assert max(i for i, c in enumerate(calls) if c == "distill/fusion_texts_page") < calls.index("distill/create_topics")
+    versions = kb.query("MATCH (m:StrataMeta) "
+                        "RETURN m.factitem_fusion_keys AS f, m.topic_fusion_keys AS t, m.entity_blocks AS e")[0]
+    assert versions == {"f": FACTITEM_KEYS.version, "t": TOPIC_KEYS.version, "e": ENTITY_BLOCKS.version}
 
 
 def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path) -> None:

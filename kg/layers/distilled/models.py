@@ -66,11 +66,8 @@ class DistillConfig:
     entities each of a mention's name lookups returns at most. ``fact_rouge``/``fact_similarity``: PG-RAG
     fact-check thresholds (ROUGE-L precision against the chunk, cosine to the best-matching sentence);
     ``fact_regenerations`` bounds the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``:
-    PG-RAG fusion thresholds; a fact item's key lookup returns at most twice ``fusion_candidates`` items of
-    other documents; a topic's vector search asks for ``fusion_candidates`` on top of its own document's topics
-    (which it returns first), at most ``fusion_candidates_max`` in all (a first search asks for twice
-    ``fusion_candidates``, and only a topic whose every result is within the threshold is searched that far);
-    ``fusion_readers`` of those lookups and searches run at once (each takes one server core).
+    PG-RAG fusion thresholds; a topic's or fact item's key lookup returns at most twice ``fusion_candidates``
+    nodes of other documents; ``fusion_readers`` of those lookups run at once (each takes one server core).
     ``mind_map_tokens``: the most a mind-map prompt shows of a document's fact items, in estimated tokens; a
     document with more shows an even sample of them (its structure from start to end), and every item is still
     placed under its nearest route (4,000 leaves room for the prompt and the reply in an 8k context).
@@ -90,7 +87,6 @@ class DistillConfig:
     topic_fusion: float = 0.92
     fact_fusion: float = 0.98
     fusion_candidates: int = 10
-    fusion_candidates_max: int = 1000
     fusion_readers: int = 2
     mind_map_tokens: int = 4000
     tag_sample: int = 30

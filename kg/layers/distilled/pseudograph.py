@@ -24,11 +24,11 @@ pending node is fused with similar ones of other documents (``(:SuperTopic)-[:SI
 ``topic_fusion``, 0.92, and ``(:SuperFact)-[:SIMILAR]->(:FactItem)`` above ``fact_fusion``, 0.98, exact cosines
 of the stored vectors) and loses the flag in the transaction that writes its links. Fusion that fails or is
 interrupted is therefore retried by the next run of this layer, even when no chunk is pending any more.
-Candidates come from a vector search for topics (one per document part, so few) and from the MinHash band
-keys of their path text for fact items (several per chunk: an HNSW search each grew with the index and was
-most of offline distillation's time; a key lookup does not grow). Keys find what the fusion threshold keeps,
-texts of nearly the same words (:func:`~kg.layers.distilled.text.fusion_keys`); a paraphrase in other words
-that an embedder places above 0.98 is not fused.
+Candidates of both come from the MinHash band keys of their path text, looked up in a keyword full-text index
+(a topic per document part, several items per chunk: an HNSW search each grew with the vector index's size and
+segments, and was most of offline distillation's time; a key lookup does not grow). Keys find what the fusion
+threshold keeps, texts of nearly the same words (:func:`~kg.layers.distilled.text.fusion_keys`); a paraphrase in
+other words that an embedder places above the threshold is not fused.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import cypher
 from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import ROUTE_SEP, FactItemExtractor
 from kg.layers.distilled.models import ChunkRecord, DistillConfig
@@ -46,18 +47,9 @@ from kg.layers.distilled.text import FUSION_KEYS_VERSION, fusion_keys, text_key
 from kg.shared.disjoint_sets import DisjointSets
 from kg.store.base import GraphStore, Transaction
 from kg.store.lucene import whole_terms_queries
-from kg.store.queries import (
-    FUSION_BY_KEYS,
-    FUSION_CANDIDATES,
-    FUSION_KEYS_OF,
-    FUSION_PENDING,
-    FUSION_SUPERS,
-    KEYS_STATE_FACTITEM,
-    TEXTS_PAGE_FACTITEM,
-    FusionCandidateRow,
-)
+from kg.store.queries import FUSION_BY_KEYS, FUSION_KEYS_OF, FUSION_PENDING, FUSION_SUPERS, TEXTS_PAGE_FUSION
 
-__all__ = ["MIND_MAP_CHUNKS", "PseudoGraphLayer", "fuse"]
+__all__ = ["FACTITEM_KEYS", "MIND_MAP_CHUNKS", "TOPIC_KEYS", "PseudoGraphLayer", "fuse"]
 
 # Pending nodes fused per transaction: bounds a resumed run's transactions and the ids held, not the groups
 # (a later slice reuses the fusion nodes an earlier one wrote).
@@ -89,7 +81,8 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
             doc = docs[part][0].document_id
             topic_id = f"{part}:topic"
             topics.append({"id": topic_id, "document_id": doc, "text": topic, "path_text": topic,
-                           "source": self.method, "chunk_ids": [c.id for c in docs[part]]})
+                           "fusion_keys": list(fusion_keys(topic)), "source": self.method,
+                           "chunk_ids": [c.id for c in docs[part]]})
             doc_items = [it for c in docs[part] for it in items[c.id]]
             leaf_of = self.extractor.place(topic, paths, docs[part], doc_items)
             for it, path in zip(doc_items, leaf_of, strict=True):
@@ -120,7 +113,8 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
         return built
 
     def prepare(self) -> None:
-        ensure_stored_keys(self.ctx.store, FACTITEM_KEYS)
+        for kind in (TOPIC_KEYS, FACTITEM_KEYS):
+            ensure_stored_keys(self.ctx.store, kind)
 
     def finish(self) -> dict[str, int]:
         cfg = self.ctx.config
@@ -137,25 +131,31 @@ def _part_key(chunk: ChunkRecord, part_chunks: int) -> str:
     return chunk.document_id if part == 0 else f"{chunk.document_id}:p{part}"
 
 
-# Fact items' fusion keys, given once to the items a graph held before items had them.
-FACTITEM_KEYS = StoredKeys(KEYS_STATE_FACTITEM, TEXTS_PAGE_FACTITEM, "distill/set_factitem_keys",
-                           "distill/factitem_keys_done", version=FUSION_KEYS_VERSION, keys=fusion_keys)
+def _fusion_keys(label: str, index: str) -> StoredKeys:
+    """Fusion keys of ``label``'s path texts in ``index``, given once to the nodes a graph held before they had
+    them (fact items before 2026-11-26, topics before 2026-11-27)."""
+    return StoredKeys(index, TEXTS_PAGE_FUSION.render(label=label),
+                      cypher.render("distill/set_fusion_keys", label=label), version=FUSION_KEYS_VERSION,
+                      keys=fusion_keys)
+
+
+TOPIC_KEYS = _fusion_keys("Topic", "topic_fusion_keys")
+FACTITEM_KEYS = _fusion_keys("FactItem", "factitem_fusion_keys")
 
 
 @dataclass(frozen=True)
 class Fusion:
-    """What fusing one label takes: its vector index (candidates by a vector search) or its stored keys
-    (candidates by key lookups), the query linking its super-nodes, their id prefix."""
+    """What fusing one label takes: its stored keys (candidates by key lookups), the query linking its
+    super-nodes, their id prefix."""
 
     label: str
+    keys: StoredKeys
     write: str
     prefix: str
-    index: str | None = None
-    keys: StoredKeys | None = None
 
 
-_TOPICS = Fusion("Topic", "distill/fuse_topics", "st_", index="topic_embedding")
-_FACTS = Fusion("FactItem", "distill/fuse_facts", "sf_", keys=FACTITEM_KEYS)
+_TOPICS = Fusion("Topic", TOPIC_KEYS, "distill/fuse_topics", "st_")
+_FACTS = Fusion("FactItem", FACTITEM_KEYS, "distill/fuse_facts", "sf_")
 Edges = list[tuple[str, str]]
 
 
@@ -163,11 +163,10 @@ def fuse(store: GraphStore, fusion: Fusion, threshold: float, config: DistillCon
     """Fuse every node of ``fusion.label`` still marked ``fusion_pending`` (see the module docstring);
     returns the groups written (a group that slices of pending nodes found again counts once)."""
     pending = FUSION_PENDING.render(label=fusion.label)
-    near = _near_by_keys if fusion.keys is not None else _near_by_vector
     groups: set[str] = set()
     with ThreadPoolExecutor(max_workers=config.fusion_readers, thread_name_prefix="fusion-read") as readers:
         while ids := sorted(r["id"] for r in store.read(pending, limit=_FUSION_SLICE)):
-            rows = _groups(store, fusion, near(store, fusion, ids, threshold, config, readers))
+            rows = _groups(store, fusion, _near(store, fusion, ids, threshold, config, readers))
 
             def write(tx: Transaction, rows: list[dict[str, Any]] = rows, ids: list[str] = ids) -> None:
                 tx.run(fusion.write, rows=rows)
@@ -186,41 +185,20 @@ def _in_parts(readers: ThreadPoolExecutor, count: int, items: list[Any], read: C
     return [r for found in parts for r in found]
 
 
-def _near_by_keys(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, config: DistillConfig,
-                  readers: ThreadPoolExecutor) -> Edges:
+def _near(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, config: DistillConfig,
+          readers: ThreadPoolExecutor) -> Edges:
     """Links from each of ``ids`` to the nodes of other documents that share one of its keys and are within the
     threshold: the best ``2 * fusion_candidates`` by the key index's score, the document's own excluded by the
     lookup itself, so a large document's own items never crowd the others out."""
     rows = []
-    for r in store.read(FUSION_KEYS_OF, ids=ids):
+    for r in store.read(FUSION_KEYS_OF.render(label=fusion.label), ids=ids):
         if r["keys"]:
             [keys] = whole_terms_queries(r["keys"])
             [document] = whole_terms_queries([r["document_id"]])
             rows.append({"id": r["id"], "query": f"fusion_keys:({keys}) AND NOT document_id:{document}"})
+    query = FUSION_BY_KEYS.render(label=fusion.label, index=fusion.keys.index)
     found = _in_parts(readers, config.fusion_readers, rows, lambda part: store.read(
-        FUSION_BY_KEYS, rows=part, limit=2 * config.fusion_candidates, threshold=threshold))
-    return [(r["id"], other) for r in found for other in r["similar"]]
-
-
-def _near_by_vector(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, config: DistillConfig,
-                    readers: ThreadPoolExecutor) -> Edges:
-    """Links from each of ``ids`` to the nodes of other documents within the threshold, by vector searches that
-    read only what the run committed before fusion began, ``config.fusion_readers`` at once. Each asks for
-    ``2 * fusion_candidates`` nodes first and only a node whose every result is within the threshold is
-    searched again past its whole document (at most ``fusion_candidates_max``): a document of 20,000 nodes
-    otherwise costs 20,000 searches of 1,000."""
-    assert fusion.index is not None
-    query = FUSION_CANDIDATES.render(label=fusion.label, index=fusion.index)
-
-    def search(ids: list[str], first: int | None) -> list[FusionCandidateRow]:
-        return _in_parts(readers, config.fusion_readers, ids, lambda part: store.read(
-            query, ids=part, k=config.fusion_candidates, first=first, max_k=config.fusion_candidates_max,
-            threshold=threshold))
-
-    found = search(ids, 2 * config.fusion_candidates)
-    again = [r["id"] for r in found if r["saturated"]]
-    if again:
-        found = [r for r in found if not r["saturated"]] + search(again, None)
+        query, rows=part, limit=2 * config.fusion_candidates, threshold=threshold))
     return [(r["id"], other) for r in found for other in r["similar"]]
 
 
