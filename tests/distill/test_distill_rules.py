@@ -99,6 +99,25 @@ def test_fusion_joins_groups_found_by_different_concurrent_readers(kb: GraphStor
         assert [sorted(r["docs"]) for r in kb.query(members)] == [sorted(docs)], readers
 
 
+def test_a_node_that_links_two_fused_groups_joins_them_into_one(kb: GraphStore, tmp_path: Path) -> None:
+    """Groups are connected components across runs: a later item near one member of each of two groups that an
+    earlier run fused apart (20 degrees from each, they 40 from each other, against cos 0.88 = 28 degrees) leaves
+    one fusion node holding all five, and no item in two."""
+    embedder = MarkerEmbedder({"xc01": at_cosine(1.0), "xe01": at_cosine(float(np.cos(np.radians(20)))),
+                               "xd01": at_cosine(float(np.cos(np.radians(40))))})
+    config = DistillConfig(fact_fusion=0.88, topic_fusion=0.999)
+    load_passages(kb, tmp_path, {f"Doc {m}{i}": f"The sample x{m}01 {MEASURED}" for m in "cd" for i in (1, 2)},
+                  "first")
+    assert distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
+                   config=config).layers["pseudograph"].created["SuperFact groups"] == 2
+    load_passages(kb, tmp_path, {"Doc e": f"The sample xe01 {MEASURED}"}, "second")
+    distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=config)
+    groups = kb.query("MATCH (s:SuperFact) OPTIONAL MATCH (s)-[:SIMILAR]->(f:FactItem) RETURN s.id AS s, count(f) AS n")
+    assert [g["n"] for g in groups] == [5]
+    assert count(kb, "MATCH (f:FactItem)<-[:SIMILAR]-(s:SuperFact) WITH f, count(s) AS k WHERE k > 1 "
+                     "RETURN count(f) AS n") == 0
+
+
 def test_a_group_found_again_by_a_later_slice_of_pending_nodes_counts_once(
         kb: GraphStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(pseudograph, "_FUSION_SLICE", 1)  # each pending item its own slice: both find the pair

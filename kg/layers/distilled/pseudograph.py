@@ -157,6 +157,8 @@ class Fusion:
 _TOPICS = Fusion("Topic", TOPIC_KEYS, "distill/fuse_topics", "st_")
 _FACTS = Fusion("FactItem", FACTITEM_KEYS, "distill/fuse_facts", "sf_")
 Edges = list[tuple[str, str]]
+# Fusion nodes join the members' components under this prefix, which no node id starts with.
+_SUPER_KEY = "\0super:"
 
 
 def fuse(store: GraphStore, fusion: Fusion, threshold: float, config: DistillConfig) -> int:
@@ -203,21 +205,25 @@ def _near(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, c
 
 
 def _groups(store: GraphStore, fusion: Fusion, edges: Edges) -> list[dict[str, Any]]:
-    """One row per connected group of the linked nodes, reusing a group's existing fusion node."""
+    """One row per connected group of the linked nodes and of the fusion nodes they already belong to: its fusion
+    node (the first existing one by id, else a new one) and the other existing ones it absorbs, which two groups
+    fused apart by earlier slices or runs have when a new node links them."""
     if not edges:
         return []
     components = DisjointSets[str]()
     for a, b in edges:
         components.union(a, b)
     members = sorted(components.members())
-    supers = {r["id"]: r["super_id"]
-              for r in store.read(FUSION_SUPERS.render(label=fusion.label), ids=members)}
+    supers: dict[str, set[str]] = {}
+    for r in store.read(FUSION_SUPERS.render(label=fusion.label), ids=members):
+        supers.setdefault(r["id"], set()).add(r["super_id"])
+        components.union(r["id"], _SUPER_KEY + r["super_id"])
     groups: dict[str, list[str]] = {}
     for m in members:
         groups.setdefault(components.find(m), []).append(m)
     rows = []
     for group in groups.values():
-        existing = sorted(supers[m] for m in group if m in supers)
+        existing = sorted(set().union(*(supers.get(m, set()) for m in group)))
         rows.append({"super_id": existing[0] if existing else fusion.prefix + short_hash(min(group), n=16),
-                     "members": sorted(group)})
+                     "members": group, "absorbed": existing[1:]})
     return rows
