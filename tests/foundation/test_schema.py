@@ -34,14 +34,15 @@ def test_bootstrap_is_idempotent_and_records_the_embedder(store: GraphStore) -> 
 
 
 def test_an_older_graphs_unsearched_vector_indexes_are_dropped(store: GraphStore) -> None:
-    # A graph created before 2026-11-27 had vector indexes over entities and routes, which no query searches and
-    # every entity or route written paid an HNSW insertion for.
-    for label, name in (("Entity", "entity_embedding"), ("Route", "route_embedding")):
+    # A graph created before 2026-11-27 had vector indexes over entities, routes and topics, which no query
+    # searches and every such node written paid an HNSW insertion for.
+    unsearched = (("Entity", "entity_embedding"), ("Route", "route_embedding"), ("Topic", "topic_embedding"))
+    for label, name in unsearched:
         store.query(f"CREATE VECTOR INDEX {name} IF NOT EXISTS FOR (n:{label}) ON n.embedding OPTIONS "
                     "{indexConfig: {`vector.dimensions`: 4, `vector.similarity_function`: 'cosine'}}", routing=W)
     ensure_schema(store, "test-embedder", 4)
     indexes = {r["name"] for r in store.read("meta/indexes")}
-    assert not {"entity_embedding", "route_embedding"} & indexes
+    assert not {name for _, name in unsearched} & indexes
     assert {"chunk_embedding", "atom_embedding", "fact_embedding", "factitem_embedding"} <= indexes
 
 
