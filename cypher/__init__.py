@@ -82,18 +82,23 @@ def names(folder: str) -> list[str]:
 
 
 def render(
-    name: str, *, label: str | None = None, rel: str | None = None, index: str | None = None
+    name: str, *, label: str | None = None, rel: str | None = None, index: str | None = None,
+    fusion_label: str | None = None,
 ) -> str:
-    """Load a template query and fill ``{label}`` / ``{rel}`` / ``{index}`` from the allow-lists only."""
+    """Load a template query and fill ``{label}`` / ``{rel}`` / ``{index}`` from the allow-lists only.
+
+    ``{fusion_label}`` is a second label, for the templates that link a fusion node (``SuperTopic``) to the
+    nodes it fuses (``{label}``: ``Topic``)."""
     text = load(name)
     if index is not None:
         if index not in index_names():
             raise ValueError(f"index {index!r} is not one of Strata's indexes")
         text = text.replace("{index}", index)
-    if label is not None:
-        if label not in LABELS:
-            raise ValueError(f"label {label!r} is not in the allow-list")
-        text = text.replace("{label}", label)
+    for placeholder, value in (("{label}", label), ("{fusion_label}", fusion_label)):
+        if value is not None:
+            if value not in LABELS:
+                raise ValueError(f"label {value!r} is not in the allow-list")
+            text = text.replace(placeholder, value)
     if rel is not None:
         if rel not in RELATIONSHIPS:
             raise ValueError(f"relationship type {rel!r} is not in the allow-list")

@@ -2,3 +2,4 @@
 UNWIND $rows AS row
 MATCH (e:Entity {id: row.id})
 SET e.block_keys = row.keys
+RETURN count(*) AS count

@@ -2,3 +2,4 @@
 UNWIND $rows AS row
 MATCH (x:{label} {id: row.id})
 SET x.fusion_keys = row.keys
+RETURN count(*) AS count

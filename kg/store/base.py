@@ -55,9 +55,11 @@ class Query(Generic[RowT]):
         """The Cypher sent: the rendered template, else the file's text."""
         return self.rendered if self.rendered is not None else cypher.load(self.name)
 
-    def render(self, *, label: str | None = None, rel: str | None = None, index: str | None = None) -> Query[RowT]:
+    def render(self, *, label: str | None = None, rel: str | None = None, index: str | None = None,
+               fusion_label: str | None = None) -> Query[RowT]:
         """This template query with its placeholders filled from the allow-lists (see :func:`cypher.render`)."""
-        return Query(self.name, self.row, cypher.render(self.name, label=label, rel=rel, index=index))
+        return Query(self.name, self.row,
+                     cypher.render(self.name, label=label, rel=rel, index=index, fusion_label=fusion_label))
 
 
 def query_name(query: str | Query[Any]) -> str:

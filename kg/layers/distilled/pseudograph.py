@@ -38,16 +38,24 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-import cypher
 from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import ROUTE_SEP, FactItemExtractor
 from kg.layers.distilled.models import ChunkRecord, DistillConfig
 from kg.layers.distilled.stored_keys import StoredKeys, ensure_stored_keys
 from kg.layers.distilled.text import FUSION_KEYS_VERSION, fusion_keys, text_key
 from kg.shared.disjoint_sets import DisjointSets
-from kg.store.base import GraphStore, Transaction
+from kg.store.base import GraphStore, Query, Transaction
 from kg.store.lucene import whole_terms_queries
-from kg.store.queries import FUSION_BY_KEYS, FUSION_KEYS_OF, FUSION_PENDING, FUSION_SUPERS, TEXTS_PAGE_FUSION
+from kg.store.queries import (
+    FUSE,
+    FUSION_BY_KEYS,
+    FUSION_KEYS_OF,
+    FUSION_PENDING,
+    FUSION_SUPERS,
+    SET_FUSION_KEYS,
+    TEXTS_PAGE_FUSION,
+    CountRow,
+)
 
 __all__ = ["FACTITEM_KEYS", "MIND_MAP_CHUNKS", "TOPIC_KEYS", "PseudoGraphLayer", "fuse"]
 
@@ -134,9 +142,8 @@ def _part_key(chunk: ChunkRecord, part_chunks: int) -> str:
 def _fusion_keys(label: str, index: str) -> StoredKeys:
     """Fusion keys of ``label``'s path texts in ``index``, given once to the nodes a graph held before they had
     them (fact items before 2026-11-26, topics before 2026-11-27)."""
-    return StoredKeys(index, TEXTS_PAGE_FUSION.render(label=label),
-                      cypher.render("distill/set_fusion_keys", label=label), version=FUSION_KEYS_VERSION,
-                      keys=fusion_keys)
+    return StoredKeys(index, TEXTS_PAGE_FUSION.render(label=label), SET_FUSION_KEYS.render(label=label),
+                      version=FUSION_KEYS_VERSION, keys=fusion_keys)
 
 
 TOPIC_KEYS = _fusion_keys("Topic", "topic_fusion_keys")
@@ -150,12 +157,12 @@ class Fusion:
 
     label: str
     keys: StoredKeys
-    write: str
+    write: Query[CountRow]
     prefix: str
 
 
-_TOPICS = Fusion("Topic", TOPIC_KEYS, "distill/fuse_topics", "st_")
-_FACTS = Fusion("FactItem", FACTITEM_KEYS, "distill/fuse_facts", "sf_")
+_TOPICS = Fusion("Topic", TOPIC_KEYS, FUSE.render(label="Topic", fusion_label="SuperTopic"), "st_")
+_FACTS = Fusion("FactItem", FACTITEM_KEYS, FUSE.render(label="FactItem", fusion_label="SuperFact"), "sf_")
 Edges = list[tuple[str, str]]
 # Fusion nodes join the members' components under this prefix, which no node id starts with.
 _SUPER_KEY = "\0super:"

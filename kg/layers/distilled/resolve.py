@@ -35,7 +35,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-import cypher
 from kg.embeddings import Embedder
 from kg.layers.distilled.models import DistillConfig
 from kg.layers.distilled.stored_keys import StoredKeys
@@ -47,6 +46,7 @@ from kg.store.queries import (
     ENTITIES_BY_BLOCKS,
     ENTITIES_BY_KEY,
     ENTITIES_BY_NAME,
+    SET_ENTITY_KEYS,
     TEXTS_PAGE_ENTITY,
 )
 
@@ -74,7 +74,7 @@ _TYPE_SYNONYMS = {
 }
 # The block keys of entities' names (kg.layers.distilled.text.name_blocks), given once to entities written before
 # they existed. A new version re-keys every entity.
-ENTITY_BLOCKS = StoredKeys("entity_blocks", TEXTS_PAGE_ENTITY, cypher.load("distill/set_entity_keys"), version=1,
+ENTITY_BLOCKS = StoredKeys("entity_blocks", TEXTS_PAGE_ENTITY, SET_ENTITY_KEYS, version=1,
                            keys=lambda name: name_blocks(name).stored)
 _LUCENE_SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 

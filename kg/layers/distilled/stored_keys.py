@@ -12,11 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from neo4j import RoutingControl
-
-import cypher
 from kg.store.base import GraphStore, Query
-from kg.store.queries import KEYS_STATE, TextPageRow
+from kg.store.queries import KEYS_DONE, KEYS_STATE, CountRow, TextPageRow
 
 __all__ = ["StoredKeys", "ensure_stored_keys"]
 
@@ -26,12 +23,12 @@ _PAGE = 5000
 @dataclass(frozen=True)
 class StoredKeys:
     """One kind of stored keys: the keyword full-text index that holds them (its name also names the meta node's
-    property recording their version), the query that pages through the nodes' texts, the Cypher that writes
+    property recording their version), the query that pages through the nodes' texts, the query that writes
     keys (a ``$rows`` of ``{id, keys}``), the current version, and the keys of a text."""
 
     index: str
     page: Query[TextPageRow]
-    write: str
+    write: Query[CountRow]
     version: int
     keys: Callable[[str], Sequence[str]]
 
@@ -47,9 +44,8 @@ def ensure_stored_keys(store: GraphStore, kind: StoredKeys) -> int:
     while page := store.read(kind.page, after=after, limit=_PAGE):
         rows = [{"id": r["id"], "keys": list(kind.keys(r["text"]))} for r in page if stale or r["missing"]]
         if rows:
-            store.query(kind.write, routing=RoutingControl.WRITE, rows=rows)
+            store.write(kind.write, rows=rows)
         keyed += len(rows)
         after = page[-1]["id"]
-    store.query(cypher.render("distill/keys_done", index=kind.index), routing=RoutingControl.WRITE,
-                version=kind.version)
+    store.write(KEYS_DONE.render(index=kind.index), version=kind.version)
     return keyed
