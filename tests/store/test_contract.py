@@ -143,3 +143,19 @@ def test_rows_come_back_as_the_driver_exports_them(store: GraphStore) -> None:
     rows = store.query(text, routing=RoutingControl.WRITE)
     assert rows == expected
     assert rows[0]["node"] == {"id": "row-a", "n": 1} and rows[0]["node_in_map"] == {"n": {"id": "row-b", "n": [1, 2]}}
+
+
+def test_rows_sent_are_not_formatted_for_the_drivers_debug_log(store: GraphStore,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    # The driver formats each message's parameters for its debug log before checking the level: rows of text
+    # and vectors were most of the client's CPU in distillation, and a debug log would have held document text.
+    # Lists go as lists whose repr is their length, in every way the store sends them.
+    marker = "Zanzibar-7319"
+    with caplog.at_level("DEBUG", logger="neo4j"):
+        store.write_batches(MERGE_TAGS, [tag(1, name=marker)])
+        store.atomic(lambda tx: tx.run_batches(MERGE_TAGS, [tag(2, name=marker)]))
+        store.atomic(lambda tx: tx.run(TAGS_EXISTING, ids=[marker]))
+        found = tags(store, 1, 2)
+    assert found == ["tag-1", "tag-2"]
+    assert "C: RUN" in caplog.text and "<1 values>" in caplog.text
+    assert marker not in caplog.text
