@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kg.provisioning import Endpoint
-from kg.provisioning.local import LocalNeo4j, stop_server
+from kg.provisioning.local import LocalNeo4j, ServerInfo, stop_server
 from kg.settings import Settings, free_port
 from kg.shared.processes import alive
 
-__all__ = ["reap_orphans", "throwaway_server"]
+__all__ = ["reap_orphans", "throwaway_local_server", "throwaway_server"]
 
 log = logging.getLogger(__name__)
 
@@ -49,15 +49,25 @@ def reap_orphans(root: Path | None = None) -> list[Path]:
 
 
 @contextmanager
-def throwaway_server(settings: Settings, *, heap: str = "2g", pagecache: str = "1g") -> Iterator[Endpoint]:
+def throwaway_local_server(settings: Settings, *, heap: str | None = "2g", pagecache: str | None = "1g",
+                           start_timeout_s: float | None = None) -> Iterator[tuple[LocalNeo4j, ServerInfo]]:
+    """A started throwaway server and how to reach it (its pid included), stopped and removed on exit. ``None``
+    for ``heap``, ``pagecache`` or ``start_timeout_s`` takes the knowledge base's own setting (a benchmark sized
+    as a user's server would be)."""
     reap_orphans()
     home = Path(tempfile.mkdtemp(prefix=_PREFIX))
     (home / _OWNER).write_text(str(os.getpid()))
     server = LocalNeo4j(settings.local.another_server(home, bolt_port=free_port(), http_port=free_port(), heap=heap,
-                                                      pagecache=pagecache))
+                                                      pagecache=pagecache, start_timeout_s=start_timeout_s))
     try:
-        info = server.start()
-        yield Endpoint(info.bolt_uri, info.user, info.password, None, "local", info.browser_url, True)
+        yield server, server.start()
     finally:
         server.stop()
         shutil.rmtree(home, ignore_errors=True)
+
+
+@contextmanager
+def throwaway_server(settings: Settings, *, heap: str = "2g", pagecache: str = "1g") -> Iterator[Endpoint]:
+    """A throwaway server's endpoint (see :func:`throwaway_local_server`)."""
+    with throwaway_local_server(settings, heap=heap, pagecache=pagecache) as (_, info):
+        yield Endpoint(info.bolt_uri, info.user, info.password, None, "local", info.browser_url, True)

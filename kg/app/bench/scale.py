@@ -22,7 +22,6 @@ The server is a throwaway local Neo4j with the heap and page cache a local serve
 from __future__ import annotations
 
 import random
-import shutil
 import tempfile
 import threading
 import time
@@ -49,7 +48,8 @@ from kg.layers.corpus.ingest import Ingestor
 from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
 from kg.provisioning.local import LocalNeo4j
-from kg.settings import Settings, free_port
+from kg.provisioning.throwaway import throwaway_local_server
+from kg.settings import Settings
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.queries import CHUNK_EMBEDDINGS
@@ -149,18 +149,11 @@ class _Vectors:
 @contextmanager
 def _server(settings: Settings) -> Iterator[tuple[GraphStore, LocalNeo4j, int]]:
     """A throwaway local Neo4j provisioned as a knowledge base's would be; its store, server and JVM pid."""
-    home = Path(tempfile.mkdtemp(prefix="strata-bench-scale-"))
-    server = LocalNeo4j(settings.local.another_server(home, bolt_port=free_port(), http_port=free_port(),
-                                                      start_timeout_s=START_TIMEOUT_S))
-    try:
-        info = server.start()
+    with throwaway_local_server(settings, heap=None, pagecache=None, start_timeout_s=START_TIMEOUT_S) as (server, info):
         if info.pid is None:
-            raise ProvisioningError(f"the benchmark's Neo4j in {home} runs without a pid file to sample")
+            raise ProvisioningError(f"the benchmark's Neo4j in {info.home} runs without a pid file to sample")
         with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password) as store:
             yield store, server, info.pid
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)
 
 
 def _folder_mb(folder: Path) -> float:
