@@ -60,7 +60,14 @@ def throwaway_local_server(settings: Settings, *, heap: str | None = "2g", pagec
     server = LocalNeo4j(settings.local.another_server(home, bolt_port=free_port(), http_port=free_port(), heap=heap,
                                                       pagecache=pagecache, start_timeout_s=start_timeout_s))
     try:
-        yield server, server.start()
+        info = server.start()
+        try:
+            yield server, info
+        except BaseException as exc:
+            # A server that died under its user surfaces as a refused connection; its log says why.
+            if info.pid is not None and not alive(info.pid):
+                exc.add_note(f"the throwaway Neo4j (pid {info.pid}) had exited. Log tail:\n{server.log_tail()}")
+            raise
     finally:
         server.stop()
         shutil.rmtree(home, ignore_errors=True)

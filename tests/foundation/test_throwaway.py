@@ -1,5 +1,6 @@
 """A throwaway Neo4j never outlives the command that started it: SIGTERM ends the CLI as an exception would
-(its server is stopped and its folder removed), and after a SIGKILL the next throwaway server reaps it."""
+(its server is stopped and its folder removed), and after a SIGKILL the next throwaway server reaps it. A server
+that dies under its user is named, with its log, in the error that follows."""
 
 from __future__ import annotations
 
@@ -7,14 +8,18 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 import pytest
 
+from kg.errors import Neo4jUnavailable
 from kg.provisioning.local import running_pid
-from kg.provisioning.throwaway import reap_orphans
+from kg.provisioning.throwaway import reap_orphans, throwaway_local_server
+from kg.settings import Settings
 from kg.shared.processes import alive
+from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import REPO, jar_cache_dir
 
 # What `strata eval` and `strata bench` do: the CLI's signal handling, then a throwaway server held open.
@@ -73,3 +78,20 @@ def test_a_killed_command_leaves_no_neo4j_behind(kill: signal.Signals, tmp_path:
     finally:
         if holder.poll() is None:
             holder.kill()
+
+
+@pytest.mark.neo4j
+def test_a_server_that_died_under_its_user_is_named_with_its_log(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    settings = Settings.from_env({"STRATA_HOME": str(tmp_path / "home"), "STRATA_CACHE_DIR": str(jar_cache_dir())})
+    with pytest.raises(Neo4jUnavailable) as caught, \
+            throwaway_local_server(settings, heap="512m", pagecache="128m") as (_, info):
+        assert info.pid is not None
+        os.kill(info.pid, signal.SIGKILL)
+        while alive(info.pid):
+            time.sleep(0.1)
+        Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password, retry_s=1.0)
+    [note] = caught.value.__notes__
+    assert f"(pid {info.pid}) had exited" in note and "Started." in note  # the tail of its neo4j.log
+    assert not list(tmp_path.glob("strata-throwaway-*"))

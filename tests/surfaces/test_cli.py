@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -164,3 +166,20 @@ def test_cache_clear_empties_what_the_clients_read(tmp_path: Path) -> None:
     both = runner.invoke(app, ["cache", "clear", "--json"], env=env)
     assert json.loads(both.output)["removed"] == {"llm": 0, "embeddings": 2}
     assert runner.invoke(app, ["cache", "clear", "--only", "prompts"], env=env).exit_code == 2
+
+
+def test_an_error_is_printed_with_its_notes_and_exit_code() -> None:
+    # What a throwaway server's death adds to the error its user sees (kg/provisioning/throwaway.py).
+    script = """
+import kg.app.cli as cli
+from kg.errors import Neo4jUnavailable
+def fail() -> None:
+    exc = Neo4jUnavailable("no Neo4j answers at neo4j://127.0.0.1:1")
+    exc.add_note("the throwaway Neo4j (pid 1) had exited. Log tail: Started.")
+    raise exc
+cli.app = fail
+cli.main()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 4, done.stderr
+    assert "no Neo4j answers" in done.stderr and "had exited. Log tail: Started." in done.stderr

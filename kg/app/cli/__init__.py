@@ -44,5 +44,7 @@ def main() -> None:
         app()
     except StrataError as exc:
         # The message may quote an endpoint's reply: secrets are masked (and the console masks them again).
-        console.print(f"[bold red]error:[/] {escape(redact(str(exc)))}", highlight=False)
+        # Notes carry context added on the way out (a throwaway server's log tail).
+        message = "\n".join([str(exc), *getattr(exc, "__notes__", [])])
+        console.print(f"[bold red]error:[/] {escape(redact(message))}", highlight=False)
         sys.exit(next(code for kind, code in EXIT_CODES if isinstance(exc, kind)))
