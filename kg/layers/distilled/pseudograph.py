@@ -152,17 +152,22 @@ FACTITEM_KEYS = _fusion_keys("FactItem", "factitem_fusion_keys")
 
 @dataclass(frozen=True)
 class Fusion:
-    """What fusing one label takes: its stored keys (candidates by key lookups), the query linking its
-    super-nodes, their id prefix."""
+    """What fusing one label takes: its stored keys (candidates by key lookups), the label of its fusion nodes
+    and their id prefix."""
 
     label: str
     keys: StoredKeys
-    write: Query[CountRow]
+    fusion_label: str
     prefix: str
 
+    @property
+    def write(self) -> Query[CountRow]:
+        """Links each group's members to its fusion node (``distill/fuse.cypher``)."""
+        return FUSE.render(label=self.label, fusion_label=self.fusion_label)
 
-_TOPICS = Fusion("Topic", TOPIC_KEYS, FUSE.render(label="Topic", fusion_label="SuperTopic"), "st_")
-_FACTS = Fusion("FactItem", FACTITEM_KEYS, FUSE.render(label="FactItem", fusion_label="SuperFact"), "sf_")
+
+_TOPICS = Fusion("Topic", TOPIC_KEYS, "SuperTopic", "st_")
+_FACTS = Fusion("FactItem", FACTITEM_KEYS, "SuperFact", "sf_")
 Edges = list[tuple[str, str]]
 # Fusion nodes join the members' components under this prefix, which no node id starts with.
 _SUPER_KEY = "\0super:"
