@@ -19,7 +19,6 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from kg.retrieval.fusion import Fusion
-from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
 from kg.retrieval.methods.kg2rag import Reranker
 from kg.retrieval.methods.multigrain import MULTIGRAIN_WEIGHTS
 from kg.retrieval.methods.strata import LINK_WEIGHTS
@@ -69,11 +68,11 @@ class FulltextSettings(_Settings):
 
 class HybridSettings(_Settings):
     """``hybrid``: the vector, atom and Lucene paths fused by ``fusion`` (calibrated z-score, linear or RRF
-    with ``rrf_k``) with ``weights`` per path over ``candidates`` per path; atoms below ``atom_threshold`` do
-    not count."""
+    with ``rrf_k``) with ``weights`` per path (``None``: the embedder's defaults) over ``candidates`` per path;
+    atoms below ``atom_threshold`` do not count."""
 
     fusion: Fusion = "zscore"
-    weights: Mapping[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    weights: Mapping[str, float] | None = None
     rrf_k: float = 60.0
     candidates: int = 50
     atom_threshold: float = 0.0
@@ -162,14 +161,15 @@ class StrataSettings(_Settings):
     """``strata``: hybrid (``fusion`` of its paths with ``path_weights`` over ``candidates`` per path, at
     least ``k``) plus links from ``seeds`` hits, fused by RRF (``rrf_k``) with ``weights`` per signal:
     ``hybrid``, ``question_title``, ``bridge``, ``entity`` and ``ppr`` (the ``ppr`` method's ranking); a
-    signal of weight 0 is not run (by default ``entity`` and ``ppr``: docs/retrieval.md has the numbers)."""
+    signal of weight 0 is not run (by default ``entity`` and ``ppr``: docs/retrieval.md has the numbers).
+    ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`)."""
 
     seeds: int = Field(default=3, ge=0)
     candidates: int = Field(default=30, ge=1)
     weights: Mapping[str, float] = Field(default_factory=lambda: dict(LINK_WEIGHTS))
     rrf_k: float = 60.0
     fusion: Fusion = "zscore"
-    path_weights: Mapping[str, float] = Field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    path_weights: Mapping[str, float] | None = None
 
 
 RetrieverSettings = (ChunkSettings | AtomSettings | FulltextSettings | HybridSettings | MultigrainSettings

@@ -12,6 +12,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +24,7 @@ from kg.embeddings.base import l2_normalise
 from kg.retrieval import make_retriever
 from kg.retrieval.base import Hit, HitSource
 from kg.retrieval.fusion import fuse, fuse_hits, rrf, zscore
-from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
+from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, EMBEDDER_WEIGHTS, default_weights
 from kg.retrieval.settings import HybridSettings, StrataSettings
 from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
@@ -72,10 +73,25 @@ def test_fuse_hits_merges_sources_and_leaves_the_given_hits_unchanged() -> None:
 
 def test_defaults_are_calibrated_and_lexical_led() -> None:
     hybrid = HybridSettings()
-    assert hybrid.fusion == "zscore"
-    assert hybrid.weights["fulltext"] > hybrid.weights["chunk"]
+    assert hybrid.fusion == "zscore" and hybrid.weights is None  # the embedder's defaults
     strata = StrataSettings()
     assert strata.fusion == "zscore" and strata.weights["entity"] == 0.0 and strata.weights["ppr"] == 0.0
+    for weights in (DEFAULT_WEIGHTS, *EMBEDDER_WEIGHTS.values()):
+        assert weights["fulltext"] > weights["chunk"] and weights["fulltext"] > weights["atom"]
+
+
+def test_a_stronger_embedders_vectors_weigh_more_unless_weights_are_given() -> None:
+    minilm, other = NoiseEmbedder(), NoiseEmbedder()
+    minilm.name = "minilm:all-MiniLM-L6-v2"
+    assert default_weights(other) == DEFAULT_WEIGHTS
+    assert default_weights(minilm) == EMBEDDER_WEIGHTS["minilm"]
+    assert default_weights(minilm)["chunk"] > DEFAULT_WEIGHTS["chunk"]
+    store = cast(GraphStore, object())  # building a retriever does not touch the store
+    assert make_retriever("hybrid", store, minilm).weights == EMBEDDER_WEIGHTS["minilm"]  # type: ignore[attr-defined]
+    assert make_retriever("strata", store, other).path_weights == DEFAULT_WEIGHTS  # type: ignore[attr-defined]
+    given = {"chunk": 2.0, "fulltext": 1.0}
+    assert make_retriever("hybrid", store, minilm, weights=given).weights == given  # type: ignore[attr-defined]
+    assert make_retriever("strata", store, minilm, path_weights=given).path_weights == given  # type: ignore[attr-defined]
 
 
 class NoiseEmbedder(Embedder):

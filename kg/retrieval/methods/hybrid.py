@@ -7,7 +7,8 @@ retrieval to some layers (e.g. ``weights={"atom": 0, ...}``).
 
 :data:`DEFAULT_WEIGHTS` weigh each lexical path about 3 to 4 times a vector path: set on the HotpotQA
 sample with the default wordllama embedder (docs/retrieval.md: the sweep, and the held-out checks), where
-the vector paths are the weaker signal; a stronger embedder deserves more (``weights=...``).
+the vector paths are the weaker signal. A stronger embedder's vectors weigh more: :data:`EMBEDDER_WEIGHTS`
+by embedder family, which :func:`default_weights` picks when no ``weights`` are given.
 """
 
 from __future__ import annotations
@@ -23,9 +24,21 @@ from kg.store.base import GraphStore
 from kg.store.lucene import lookup_terms, lucene_query, name_query
 from kg.store.queries import HYBRID, HybridRow
 
-__all__ = ["DEFAULT_WEIGHTS", "HybridRetriever", "LinkedHit", "LinkedRanking", "hybrid_hits", "hybrid_hits_with_links"]
+__all__ = ["DEFAULT_WEIGHTS", "EMBEDDER_WEIGHTS", "HybridRetriever", "LinkedHit", "LinkedRanking", "default_weights",
+           "hybrid_hits", "hybrid_hits_with_links"]
 
 DEFAULT_WEIGHTS: Mapping[str, float] = {"chunk": 0.25, "atom": 0.25, "fulltext": 1.0, "fulltext_atom": 0.75}
+# By the family an embedder's name starts with ("minilm:all-MiniLM-L6-v2"). MiniLM: the largest vector weight
+# at which `strata` keeps its best recall on the HotpotQA sample (docs/retrieval.md, "Path weights per embedder").
+EMBEDDER_WEIGHTS: Mapping[str, Mapping[str, float]] = {
+    "minilm": {"chunk": 0.5, "atom": 0.5, "fulltext": 1.0, "fulltext_atom": 0.75},
+}
+
+
+def default_weights(embedder: Embedder) -> Mapping[str, float]:
+    """The path weights for ``embedder``'s vectors: its family's in :data:`EMBEDDER_WEIGHTS`, else
+    :data:`DEFAULT_WEIGHTS`."""
+    return EMBEDDER_WEIGHTS.get(embedder.name.partition(":")[0], DEFAULT_WEIGHTS)
 
 
 def hybrid_hits(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion = "zscore",
@@ -93,15 +106,18 @@ class HybridRetriever(Retriever):
 
         retriever = HybridRetriever(store, embedder, fusion="linear", weights={"chunk": 2, "fulltext": 1})
         hits = retriever.retrieve("Which magazine started first?", k=10)
+
+    ``weights`` ``None``: :func:`default_weights` for the embedder.
     """
 
     name = "hybrid"
 
     def __init__(self, store: GraphStore, embedder: Embedder, *, fusion: Fusion = "zscore",
-                 weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0, candidates: int = 50,
+                 weights: Mapping[str, float] | None = None, rrf_k: float = 60.0, candidates: int = 50,
                  atom_threshold: float = 0.0) -> None:
         self.store, self.embedder = store, embedder
-        self.fusion, self.weights, self.rrf_k = fusion, dict(weights), rrf_k
+        self.fusion, self.rrf_k = fusion, rrf_k
+        self.weights = dict(default_weights(embedder) if weights is None else weights)
         self.candidates, self.atom_threshold = candidates, atom_threshold
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:

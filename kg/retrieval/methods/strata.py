@@ -29,7 +29,7 @@ from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.links import named_links, title_links
-from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, LinkedHit, hybrid_hits_with_links
+from kg.retrieval.methods.hybrid import LinkedHit, default_weights, hybrid_hits_with_links
 from kg.retrieval.methods.ppr import PPRRetriever
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
@@ -55,10 +55,11 @@ class StrataRetriever(Retriever):
 
     def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, candidates: int = 30,
                  weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0, fusion: Fusion = "zscore",
-                 path_weights: Mapping[str, float] = DEFAULT_WEIGHTS) -> None:
+                 path_weights: Mapping[str, float] | None = None) -> None:
         self.store, self.embedder = store, embedder
         self.seeds, self.candidates, self.rrf_k, self.fusion = seeds, candidates, rrf_k, fusion
-        self.weights, self.path_weights = {**LINK_WEIGHTS, **weights}, dict(path_weights)
+        self.weights = {**LINK_WEIGHTS, **weights}
+        self.path_weights = dict(default_weights(embedder) if path_weights is None else path_weights)
         self._entities = False
         self._ppr = PPRRetriever(store, embedder) if self.weights["ppr"] > 0 else None
         # Shared by this retriever's queries: starting threads per query would cost more than it saves.
