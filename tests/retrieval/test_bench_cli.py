@@ -63,9 +63,12 @@ _DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "index_sec
 @pytest.mark.slow
 def test_bench_scale_grows_one_store_and_reports_each_decade(tmp_path: Path) -> None:
     out = tmp_path / "scale.json"
+    # A small server: the report is tested here, not the sizing (a knowledge base's default heap, RAM/8, would
+    # add 3 GB beside the suite's other servers).
     result = CliRunner().invoke(app, ["bench", "scale", "--passages", "200", "--first-decade", "60", "--queries", "5",
                                       "--json", str(out)],
-                                env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
+                                env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": "",
+                                     "STRATA_NEO4J_HEAP": "1g", "STRATA_NEO4J_PAGECACHE": "512m"})
     assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
     assert set(report) == {"decades"}
