@@ -9,6 +9,7 @@ import pytest
 
 from kg.app.evaluation.retrieval import (
     UNTYPED,
+    WARMUP_QUERIES,
     Bm25Baseline,
     DenseBaseline,
     Ranked,
@@ -111,6 +112,14 @@ def test_questions_without_gold_are_left_out_of_recall(tmp_path: Path) -> None:
     assert miss["recall@1"] == 0.0  # the unanswerable question does not add a free 1.0
     assert miss["sp_f1"] is None  # no sentence gold in MuSiQue
     assert _score(lambda _q: [], questions[1:], [1], 1).overall["recall@1"] is None
+
+
+def test_each_method_is_warmed_up_before_it_is_timed(tmp_path: Path) -> None:
+    questions = load_questions(_musique(tmp_path / "musique.json"))
+    asked: list[str] = []
+    _score(lambda q: asked.append(q) or [], questions, [1], 1)
+    warmups = min(WARMUP_QUERIES, len(questions))
+    assert asked == [q.question for q in questions[:warmups]] + [q.question for q in questions]
 
 
 def test_sentence_gold_names_passages_not_titles() -> None:
