@@ -13,9 +13,6 @@ from kg.app.cli.app import announce_local_llm, app, cache_app, console, emit_jso
 from kg.app.client import LAYERS, Strata
 from kg.layers.corpus.ingest import PENDING_HINT, find_files
 
-# A load of this many chunks writes its vectors in enough transactions (segments) for `strata reindex` to pay.
-REINDEX_HINT_CHUNKS = 10_000
-
 
 @app.command("init")
 def init(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) -> None:
@@ -157,10 +154,6 @@ def load(
     if any(report.pending.values()):
         left = ", ".join(f"{layer} {n}" for layer, n in report.pending.items() if n)
         console.print(f"[yellow]pending[/]: {left} {PENDING_HINT}", highlight=False)
-    written = sum(f.chunks for f in report.files)
-    if written >= REINDEX_HINT_CHUNKS:
-        console.print(f"{written:,} chunks written: `strata reindex` makes vector searches faster "
-                      "(docs/scaling.md, \"Vector index segments\")", highlight=False)
     if report.failed or (distilled is not None and (distilled.failed or distilled.stopped)):
         raise typer.Exit(1)
 
