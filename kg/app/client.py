@@ -45,7 +45,7 @@ from kg.store.queries import (
     PENDING_COUNTS,
     IndexRow,
 )
-from kg.store.schema import IndexRebuild, SchemaStatus, ensure_schema, rebuild_vector_indexes, schema_status
+from kg.store.schema import SchemaStatus, ensure_schema, schema_status
 
 if TYPE_CHECKING:
     from kg.layers.distilled import DistillConfig, DistillReport
@@ -327,19 +327,6 @@ class Strata:
         return Stats(nodes, rels, self.store.read(META_INDEXES), schema_status(self.store),
                      pending=self.pending(list(ALL_LAYERS)))
 
-    def reindex(self, indexes: Sequence[str] | None = None) -> list[IndexRebuild]:
-        """Rebuild the vector indexes (``indexes`` by name, or all of them), each populated at once from the
-        stored vectors: after a large load or distillation, written in many transactions, searches are
-        several times faster (see :func:`~kg.store.schema.rebuild_vector_indexes`). A search of an index
-        being rebuilt waits for it.
-
-        Example::
-
-            for rebuilt in kb.reindex():
-                print(rebuilt.name, rebuilt.seconds)
-        """
-        return rebuild_vector_indexes(self.store, names=indexes)
-
 
 class AsyncStrata:
     """The same client for asyncio code: each call runs the sync client in a worker thread.
@@ -394,10 +381,6 @@ class AsyncStrata:
     async def stats(self) -> Stats:
         """:meth:`Strata.stats` in a worker thread."""
         return await asyncio.to_thread(self.sync.stats)
-
-    async def reindex(self, indexes: Sequence[str] | None = None) -> list[IndexRebuild]:
-        """:meth:`Strata.reindex` in a worker thread."""
-        return await asyncio.to_thread(self.sync.reindex, indexes)
 
     async def aclose(self) -> None:
         """Close the client (``async with`` does this)."""

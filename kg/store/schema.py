@@ -8,8 +8,6 @@ another embedder fails with :class:`~kg.errors.EmbeddingMismatchError` naming bo
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from neo4j import RoutingControl
@@ -25,8 +23,8 @@ from kg.store.queries import (
     META_VECTOR_INDEXES,
 )
 
-__all__ = ["ANALYZED_INDEXES", "DEFAULT_ANALYZER", "SCHEMA_VERSION", "IndexRebuild", "SchemaStatus", "check_embedder",
-           "ensure_schema", "rebuild_vector_indexes", "schema_status"]
+__all__ = ["ANALYZED_INDEXES", "DEFAULT_ANALYZER", "SCHEMA_VERSION", "SchemaStatus", "check_embedder", "ensure_schema",
+           "schema_status"]
 
 SCHEMA_VERSION = 1
 WRITE = RoutingControl.WRITE
@@ -43,15 +41,6 @@ class SchemaStatus:
     version: int | None
     embedder: str | None
     dimensions: int | None
-
-
-@dataclass(frozen=True)
-class IndexRebuild:
-    """One vector index dropped and populated again by :func:`rebuild_vector_indexes`."""
-
-    name: str
-    label: str
-    seconds: float
 
 
 def schema_status(store: GraphStore) -> SchemaStatus:
@@ -126,34 +115,3 @@ def ensure_schema(store: GraphStore, embedder: str, dimensions: int, *, analyzer
     store.write("meta/write", schema_version=SCHEMA_VERSION, embedder=embedder, dimensions=dimensions)
     store.write("meta/await_indexes", timeout_s=timeout_s)
     return schema_status(store)
-
-
-def rebuild_vector_indexes(store: GraphStore, *, names: Sequence[str] | None = None,
-                           timeout_s: int = 3600) -> list[IndexRebuild]:
-    """Drop Strata's vector indexes (``names``, or all of them) and create each again, one at a time, populated
-    from the stored vectors; the time each took, in order.
-
-    Why: Neo4j keeps a vector index as one Lucene segment per write transaction and merges them only when 50
-    of a size have piled up, and a search walks every segment's graph, so after a load in many transactions a
-    search costs several times what it costs on the same vectors populated at once (docs/scaling.md, "Vector
-    index segments"). While an index is populated, searches of it wait for it to be online; writes go on and
-    reach it. Indexes that are not Strata's are never touched."""
-    status = schema_status(store)
-    if status.dimensions is None:
-        raise ConfigError("this knowledge base has no Strata schema yet (strata init installs it)")
-    ours = {row["name"]: row["label"] or "" for row in store.read(META_VECTOR_INDEXES)
-            if row["name"] in cypher.index_names()}
-    wanted = sorted(ours) if names is None else list(dict.fromkeys(names))
-    unknown = [name for name in wanted if name not in ours]
-    if unknown:
-        raise ConfigError(f"not a vector index of this knowledge base: {', '.join(unknown)} "
-                          f"(it has {', '.join(sorted(ours))})")
-    rebuilt = []
-    for name in wanted:
-        started = time.perf_counter()
-        store.query(cypher.render("meta/drop_index", index=name), routing=WRITE)
-        store.run_statements("schema/vector", dimensions=status.dimensions)
-        store.write("meta/await_indexes", timeout_s=timeout_s)
-        rebuilt.append(IndexRebuild(name, ours[name], round(time.perf_counter() - started, 3)))
-        log.info("vector index rebuilt", extra={"index": name, "seconds": rebuilt[-1].seconds})
-    return rebuilt

@@ -9,7 +9,7 @@ from neo4j import GraphDatabase, RoutingControl
 from kg.errors import ConfigError, EmbeddingMismatchError
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
-from kg.store.schema import SCHEMA_VERSION, check_embedder, ensure_schema, rebuild_vector_indexes, schema_status
+from kg.store.schema import SCHEMA_VERSION, check_embedder, ensure_schema, schema_status
 from tests.conftest import TestServer
 
 W = RoutingControl.WRITE
@@ -125,41 +125,3 @@ def test_a_knowledge_base_database_is_created_or_refused_by_edition(neo4j_server
                 Neo4jGraphStore.connect(*auth, "kb-alpha")
     with Neo4jGraphStore.connect(*auth, "neo4j") as existing:
         assert existing.database == "neo4j"  # an existing database is used as it is
-
-
-def test_reindex_rebuilds_stratas_vector_indexes_with_the_same_answers_and_leaves_others_alone(
-        store: GraphStore) -> None:
-    ensure_schema(store, "test-embedder", 4)
-    rng = np.random.default_rng(3)
-    for batch in range(6):  # one Lucene segment per write transaction: what a rebuild puts back into one
-        rows = [{"id": f"c{batch}-{i}", "embedding": _unit(rng.normal(size=4).tolist())} for i in range(20)]
-        store.query("UNWIND $rows AS r CREATE (c:Chunk {id: r.id}) SET c.embedding = r.embedding", routing=W,
-                    rows=rows)
-    store.query("CREATE VECTOR INDEX user_notes IF NOT EXISTS FOR (n:UserNote) ON n.embedding OPTIONS "
-                "{indexConfig: {`vector.dimensions`: 4, `vector.similarity_function`: 'cosine'}}", routing=W)
-    # Every stored vector, by the index (its order is approximate: the index's scores are quantized).
-    search = "CALL db.index.vector.queryNodes('chunk_embedding', 500, $v) YIELD node RETURN node.id AS id"
-    probe = _unit([1, 0.2, -0.3, 0.1])
-    try:
-        store.write("meta/await_indexes", timeout_s=60)
-        before = {r["id"] for r in store.query(search, v=probe)}
-        assert len(before) == 120
-        rebuilt = rebuild_vector_indexes(store)
-        assert [r.name for r in rebuilt] == sorted(r["name"] for r in store.read("meta/vector_indexes")
-                                                   if r["name"] != "user_notes")
-        assert {"chunk_embedding", "atom_embedding"} <= {r.name for r in rebuilt}
-        assert next(r.label for r in rebuilt if r.name == "chunk_embedding") == "Chunk"
-        indexes = {r["name"]: r["state"] for r in store.read("meta/indexes")}
-        assert all(indexes[r.name] == "ONLINE" for r in rebuilt)
-        assert "user_notes" in indexes
-        assert {r["id"] for r in store.query(search, v=probe)} == before
-        assert [r.name for r in rebuild_vector_indexes(store, names=["chunk_embedding"])] == ["chunk_embedding"]
-        with pytest.raises(ConfigError, match="user_notes"):
-            rebuild_vector_indexes(store, names=["user_notes"])
-    finally:
-        store.query("DROP INDEX user_notes IF EXISTS", routing=W)
-
-
-def test_reindex_needs_a_schema(store: GraphStore) -> None:
-    with pytest.raises(ConfigError, match="strata init"):
-        rebuild_vector_indexes(store)

@@ -32,10 +32,8 @@ def test_bench_query_reports_every_method_and_the_numpy_yardstick(tmp_path: Path
                                 env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
     assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
-    assert set(report) == {"passages", "results", "numpy_exact", "ratio_to_numpy", "distilled", "reindexed"}, \
+    assert set(report) == {"passages", "results", "numpy_exact", "ratio_to_numpy", "distilled"}, \
         report.get("unavailable")
-    # Timed after `strata reindex`, as a store loaded at once should be queried.
-    assert {"chunk_embedding", "atom_embedding"} <= set(report["reindexed"])
     assert report["passages"] == 60
     assert set(report["results"]) == set(report["ratio_to_numpy"]) == set(BENCH_METHODS)
     # The atom paths are timed over a distilled layer, built offline.
@@ -57,8 +55,8 @@ def test_generated_passages_are_the_same_in_any_batch() -> None:
     assert [d.text for d in generate_passages(10, start=20)] == [d.text for d in whole[20:]]
 
 
-_DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "index_seconds", "reindex_seconds", "store_mb",
-           "client_peak_mb", "server_peak_mb", "query", "numpy_exact"}
+_DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "index_seconds", "store_mb", "client_peak_mb",
+           "server_peak_mb", "query", "numpy_exact"}
 
 
 @pytest.mark.neo4j

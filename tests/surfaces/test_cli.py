@@ -86,20 +86,6 @@ def test_stats_counts_per_layer_and_index_state(neo4j_server: TestServer, store:
     assert table.exit_code == 0 and "information-resource" in table.output and "chunk_text" in table.output
 
 
-def test_reindex_rebuilds_the_loaded_knowledge_bases_vector_indexes(neo4j_server: TestServer, store: GraphStore,
-                                                                    tmp_path: Path) -> None:
-    env = server_env(neo4j_server, tmp_path)
-    loaded = runner.invoke(app, ["load", str(CORPUS / "gearbox-history.md"), "--json", "-"], env=env)
-    assert loaded.exit_code == 0, cli_output(loaded)
-    result = runner.invoke(app, ["reindex", "--index", "chunk_embedding", "--json"], env=env)
-    assert result.exit_code == 0, cli_output(result)
-    assert [(r["name"], r["label"]) for r in json.loads(result.stdout)] == [("chunk_embedding", "Chunk")]
-    hits = runner.invoke(app, ["retrieve", "gearbox failures", "--method", "chunk", "--json"], env=env)
-    assert hits.exit_code == 0 and json.loads(hits.stdout), cli_output(hits)
-    unknown = runner.invoke(app, ["reindex", "--index", "chunk_text"], env=env)
-    assert unknown.exit_code != 0 and "chunk_text" in cli_output(unknown)
-
-
 def test_delete_by_a_path_relative_to_the_current_folder(neo4j_server: TestServer, store: GraphStore,
                                                          tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env = server_env(neo4j_server, tmp_path / "home")

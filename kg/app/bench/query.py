@@ -5,9 +5,7 @@ Passages are generated deterministically (a seeded mix of a fixed vocabulary, ea
 title) or read from a corpus file. Before timing, the distilled layers the methods read (atoms, triples, tags,
 pseudo-graph) are built by their offline methods, as ``bench scale`` builds them, whatever LLM is configured:
 the atom paths then search as many atoms as a distilled knowledge base holds (three per passage), and a model
-would take hours at 10,000 passages. The vector indexes are then rebuilt (``strata reindex``, what a knowledge
-base loaded at once and queried much should get; ``reindexed`` gives each one's seconds) unless ``as_written``
-asks for the store as its writes left it. The report's ``distilled`` gives what each layer created, and
+would take hours at 10,000 passages. The report's ``distilled`` gives what each layer created, and
 ``ratio_to_numpy`` each method's p50 over numpy's. Queries are word windows of passages. Every method runs a
 few warm-up queries first (the first calls pay for query planning and page-cache misses). Timings include
 embedding the query, for the methods and for numpy alike. Everything runs in a throwaway Neo4j.
@@ -29,7 +27,6 @@ from kg.llm import LLM, OfflineLLM
 from kg.retrieval import Retriever, make_retriever
 from kg.settings import Settings
 from kg.store.base import GraphStore
-from kg.store.schema import rebuild_vector_indexes
 from loaders.builder import TextBuilder
 from loaders.models import SourceDocument
 from loaders.qa import QALoader
@@ -95,7 +92,6 @@ class QueryBenchReport(BaseModel):
     numpy_exact: Latency
     ratio_to_numpy: dict[str, float] = Field(default_factory=dict)  # a method's p50 over numpy's p50
     distilled: dict[str, dict[str, int]] = Field(default_factory=dict)  # layer -> the nodes and edges it created
-    reindexed: dict[str, float] = Field(default_factory=dict)  # vector index -> seconds to rebuild; {}: as written
     unavailable: dict[str, str] = Field(default_factory=dict)
 
     def to_json(self) -> dict[str, object]:
@@ -164,7 +160,7 @@ def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, queries: S
 
 def run_query_bench(settings: Settings, embedder: Embedder, llm: LLM, *, passages: int = 10_000,
                     corpus: Path | None = None, queries: int = 100, k: int = 10,
-                    methods: Sequence[str] = BENCH_METHODS, warmup: int = 5, as_written: bool = False,
+                    methods: Sequence[str] = BENCH_METHODS, warmup: int = 5,
                     progress: Callable[[str], None] | None = None) -> QueryBenchReport:
     say = progress or (lambda _msg: None)
     docs = list(QALoader().load(corpus))[:passages] if corpus else generate_passages(passages)
@@ -180,9 +176,6 @@ def run_query_bench(settings: Settings, embedder: Embedder, llm: LLM, *, passage
         if distilled is not None:
             report.distilled = {name: layer.created for name, layer in distilled.layers.items()}
             say(f"distilled offline in {distilled.seconds:.1f} s: {report.distilled}")
-        if not as_written:
-            report.reindexed = {r.name: r.seconds for r in rebuild_vector_indexes(store)}
-            say(f"vector indexes rebuilt in {sum(report.reindexed.values()):.1f} s")
         report.results, report.unavailable = method_latencies(store, embedder, llm, texts, k=k, methods=methods,
                                                               warmup=warmup, progress=say)
     # max(): a p50 rounded to 0.00 ms must not divide by zero.

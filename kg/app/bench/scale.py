@@ -8,8 +8,6 @@ holds more than one batch of them. At each decade, for the passages it adds:
 * ``distill_chunks_per_s``: new chunks per second through the offline layers every method reads (atoms,
   triples, tags, pseudo-graph), run as ``strata distill`` runs them, on the pending chunks;
 * ``index_seconds``: from the end of those writes until every index is online (``db.awaitIndexes``);
-* ``reindex_seconds``: rebuilding every vector index after that (``strata reindex``: one segment each, what a
-  store loaded at once and queried much should get), 0 with ``as_written``;
 * ``store_mb``: the server's data folder on disk (store files and transaction logs);
 * ``client_peak_mb``, ``server_peak_mb``: the highest RSS of this process and of the Neo4j JVM, sampled every
   ``SAMPLE_S`` seconds while the decade is built and queried;
@@ -55,7 +53,7 @@ from kg.settings import Settings
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.queries import CHUNK_EMBEDDINGS
-from kg.store.schema import ensure_schema, rebuild_vector_indexes
+from kg.store.schema import ensure_schema
 
 __all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "decade_sizes", "run_scale_bench"]
 
@@ -69,7 +67,6 @@ class DecadeReport(BaseModel):
     ingest_chunks_per_s: float
     distill_chunks_per_s: float
     index_seconds: float
-    reindex_seconds: float
     store_mb: float
     client_peak_mb: float
     server_peak_mb: float
@@ -185,7 +182,7 @@ def _ingest(store: GraphStore, embedder: Embedder, settings: Settings, start: in
 
 def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1_000_000,
                     first_decade: int = 10_000, queries: int = 50, k: int = 10,
-                    methods: Sequence[str] = BENCH_METHODS, warmup: int = 5, as_written: bool = False,
+                    methods: Sequence[str] = BENCH_METHODS, warmup: int = 5,
                     progress: Callable[[str], None] | None = None) -> ScaleBenchReport:
     """Grow one store to each of :func:`decade_sizes` and measure it there (see the module docstring)."""
     say = progress or (lambda _msg: None)
@@ -205,10 +202,6 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
                 started = time.perf_counter()
                 store.write("meta/await_indexes", timeout_s=3600)
                 index_s = time.perf_counter() - started
-                started = time.perf_counter()
-                if not as_written:
-                    rebuild_vector_indexes(store)
-                reindex_s = time.perf_counter() - started
                 rng = random.Random(size)
                 picked = [generate_passages(1, start=rng.randrange(size))[0] for _ in range(queries)]
                 texts = query_texts(picked, queries)
@@ -219,7 +212,6 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
                 report.decades.append(DecadeReport(
                     passages=size, ingest_chunks_per_s=round(chunks / ingest_s, 1),
                     distill_chunks_per_s=round(chunks / distill_s, 1), index_seconds=round(index_s, 4),
-                    reindex_seconds=round(reindex_s, 3),
                     store_mb=_folder_mb(server.data_dir), client_peak_mb=client_mb, server_peak_mb=server_mb,
                     query=latencies, numpy_exact=exact, unavailable=unavailable))
                 say(report.decades[-1].model_dump_json())

@@ -46,8 +46,6 @@ def bench_scale(
     first_decade: int = typer.Option(10_000, "--first-decade", min=10,
                                      help="Passages at the first measurement; each next one has ten times more."),
     queries: int = typer.Option(50, "--queries", min=5, help="Timed queries per method at each decade."),
-    as_written: bool = typer.Option(False, "--as-written",
-                                    help="Time each decade as its writes left it: no `strata reindex` first."),
     json_out: Path = typer.Option(None, "--json", help="Also write the JSON report to this file."),
 ) -> None:
     """One store grown decade by decade to --passages generated passages: ingest and distil chunks/s, index
@@ -58,7 +56,7 @@ def bench_scale(
     settings = settings_of(ctx)
     embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
     report = run_scale_bench(settings, embedder, passages=passages, first_decade=first_decade, queries=queries,
-                             as_written=as_written, progress=lambda msg: console.print(msg, highlight=False))
+                             progress=lambda msg: console.print(msg, highlight=False))
     data = report.to_json()
     if json_out is not None:
         json_out.write_text(json.dumps(data, indent=2), "utf-8")

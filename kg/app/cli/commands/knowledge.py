@@ -1,4 +1,4 @@
-"""``strata init|config|load|delete|documents|stats|reindex``."""
+"""``strata init|config|load|delete|documents|stats``."""
 
 from __future__ import annotations
 
@@ -220,25 +220,6 @@ def stats(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) ->
     for i in s.indexes:
         idx.add_row(i["name"], i["type"], f"{i['labelsOrTypes']}{i['properties']}", i["state"])
     console.print(layers, nodes, rels, pending, idx)
-
-
-@app.command("reindex")
-def reindex(
-    ctx: typer.Context,
-    index: list[str] = typer.Option(None, "--index", help="A vector index to rebuild (repeatable; default: all)."),
-    json_out: bool = typer.Option(False, "--json"),
-) -> None:
-    """Rebuild the vector indexes, each populated at once: faster searches after large loads (a search of an
-    index being rebuilt waits for it)."""
-    with Strata.connect(settings_of(ctx)) as kb:
-        rebuilt = kb.reindex(index or None)
-    if json_out:
-        emit_json([asdict(r) for r in rebuilt])
-        return
-    table = Table("index", "label", "seconds", title="vector indexes rebuilt")
-    for r in rebuilt:
-        table.add_row(r.name, r.label, f"{r.seconds:.1f}")
-    console.print(table)
 
 
 def _progress() -> Progress:

@@ -117,8 +117,6 @@ def bench_query(
     corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
                                 help="Use this QA corpus's passages instead of generated ones."),
     queries: int = typer.Option(100, "--queries", min=5, help="Timed queries per method."),
-    as_written: bool = typer.Option(False, "--as-written",
-                                    help="Time the store as its writes left it: no `strata reindex` first."),
     out: Path = typer.Option(None, "--json", help="Write the JSON report here ('-' or omitted: stdout)."),
 ) -> None:
     """p50/p95 ms per query for each retrieval method, and exact numpy top-k over the same vectors."""
@@ -127,5 +125,5 @@ def bench_query(
     settings = settings_of(ctx)
     embedder, llm = _models(settings)
     report = run_query_bench(settings, embedder, llm, passages=passages, corpus=corpus, queries=queries,
-                             as_written=as_written, progress=lambda msg: console.print(msg, highlight=False))
+                             progress=lambda msg: console.print(msg, highlight=False))
     _write(report.to_json(), out)
