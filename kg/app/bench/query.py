@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 from pydantic import BaseModel, Field
 
+from kg.app.evaluation.retrieval import WARMUP_QUERIES
 from kg.app.evaluation.runner import distill_eval_layers, isolated_store, load_corpus, method_unavailable
 from kg.embeddings import Embedder
 from kg.llm import LLM, OfflineLLM
@@ -160,7 +161,7 @@ def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, queries: S
 
 def run_query_bench(settings: Settings, embedder: Embedder, llm: LLM, *, passages: int = 10_000,
                     corpus: Path | None = None, queries: int = 100, k: int = 10,
-                    methods: Sequence[str] = BENCH_METHODS, warmup: int = 5,
+                    methods: Sequence[str] = BENCH_METHODS, warmup: int = WARMUP_QUERIES,
                     progress: Callable[[str], None] | None = None) -> QueryBenchReport:
     say = progress or (lambda _msg: None)
     docs = list(QALoader().load(corpus))[:passages] if corpus else generate_passages(passages)

@@ -41,6 +41,7 @@ from kg.app.bench.query import (
     method_latencies,
     query_texts,
 )
+from kg.app.evaluation.retrieval import WARMUP_QUERIES
 from kg.app.evaluation.runner import EVAL_LAYERS
 from kg.embeddings import Embedder
 from kg.errors import LoaderError, ProvisioningError
@@ -182,7 +183,7 @@ def _ingest(store: GraphStore, embedder: Embedder, settings: Settings, start: in
 
 def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1_000_000,
                     first_decade: int = 10_000, queries: int = 50, k: int = 10,
-                    methods: Sequence[str] = BENCH_METHODS, warmup: int = 5,
+                    methods: Sequence[str] = BENCH_METHODS, warmup: int = WARMUP_QUERIES,
                     progress: Callable[[str], None] | None = None) -> ScaleBenchReport:
     """Grow one store to each of :func:`decade_sizes` and measure it there (see the module docstring)."""
     say = progress or (lambda _msg: None)

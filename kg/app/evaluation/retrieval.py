@@ -56,7 +56,7 @@ BASELINES = ("bm25", "dense")
 DEFAULT_METHODS = (*BASELINES, "chunk", "atom", "fulltext", "hybrid", "multigrain", "kg2rag", "pgrag", "tags", "hr",
                    "strata", "ppr")
 UNTYPED = "untyped"  # the type of a question its data set gives none
-WARMUP_QUERIES = 5  # per method, untimed, as `strata bench query` warms up
+WARMUP_QUERIES = 5  # per method, untimed; `strata bench query` and `bench scale` warm up as many
 
 
 class Ranked(BaseModel):
