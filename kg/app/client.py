@@ -212,8 +212,8 @@ class Strata:
             report = kb.distill(layers=["atoms", "triples", "tables", "tags", "pseudograph"])
             print(report.to_json()["layers"]["atoms"]["created"])
 
-        ``batch_size``: chunks per batch and transaction (default: the settings' ``batch_size``; with an LLM at
-        most a few times the calls in flight). Several processes may distil one knowledge base at once: each
+        ``batch_size``: chunks per batch and transaction (default: ``DISTILL_BATCH_CHUNKS``, 2,000; with an LLM
+        at most a few times the calls in flight). Several processes may distil one knowledge base at once: each
         claims its own batches.
         """
         from kg.layers.distilled import DistillConfig, distill
@@ -221,7 +221,7 @@ class Strata:
         # As many calls in flight as the endpoint takes (its slots: STRATA_LLM_MAX_CONCURRENCY).
         chosen = config or DistillConfig(llm_concurrency=self.settings.llm.max_concurrency)
         return distill(self.store, self.embedder, self.llm, layers=layers, document_ids=document_ids,
-                       progress=progress, batch_size=batch_size or self.settings.batch_size, config=chosen, force=force,
+                       progress=progress, batch_size=batch_size, config=chosen, force=force,
                        retry_failed=retry_failed)
 
     def find(self, key: str) -> DocumentInfo | None:

@@ -29,6 +29,7 @@ from kg.layers.distilled.offline import OfflineExtractor
 from kg.layers.distilled.pipeline import (
     DEFAULT_LAYERS_LLM,
     DEFAULT_LAYERS_OFFLINE,
+    DISTILL_BATCH_CHUNKS,
     default_layers,
     distill,
     llm_batch_size,
@@ -43,6 +44,7 @@ __all__ = [
     "ALL_LAYERS",
     "DEFAULT_LAYERS_LLM",
     "DEFAULT_LAYERS_OFFLINE",
+    "DISTILL_BATCH_CHUNKS",
     "ChunkFailure",
     "DistillConfig",
     "DistillReport",

@@ -47,8 +47,8 @@ from kg.llm import LLM, OfflineLLM
 from kg.store.base import GraphStore, Transaction
 
 __all__ = [
-    "DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill", "llm_batch_size", "llm_tasks_of",
-    "parse_layers",
+    "DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "DISTILL_BATCH_CHUNKS", "default_layers", "distill",
+    "llm_batch_size", "llm_tasks_of", "parse_layers",
 ]
 
 DEFAULT_LAYERS_OFFLINE: tuple[str, ...] = ("atoms", "triples", "tables")
@@ -99,6 +99,12 @@ def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
 # The chunks per batch with an LLM: this many times the calls in flight, so a batch's last calls are a small
 # part of it while each batch still ends (progress, leases, a resumable mark) within minutes.
 _LLM_BATCH_PER_CALL = 4
+
+# The chunks per batch of a job, unless its caller says: each batch is one write transaction per layer, and
+# each transaction that writes vectors leaves one segment in their index, which every search of it walks until
+# Neo4j merges (at 50). At 10,000 chunks, 500 left the atom index in 20 segments and 2,000 in 5, and the
+# larger batch distilled as fast or faster (docs/scaling.md, "Distillation's batch").
+DISTILL_BATCH_CHUNKS = 2000
 
 
 def llm_batch_size(batch_size: int, llm_concurrency: int) -> int:
@@ -202,7 +208,7 @@ def distill(
     layers: Sequence[str] | None = None,
     document_ids: Sequence[str] | None = None,
     progress: Progress | None = None,
-    batch_size: int = 500,
+    batch_size: int | None = None,
     config: DistillConfig | None = None,
     force: bool = False,
     retry_failed: bool = True,
@@ -226,7 +232,8 @@ def distill(
     docs = list(document_ids) if document_ids is not None else None
     if force:
         store.write("distill/unmark_chunks", document_ids=docs, layers=chosen)
-    size = batch_size if offline else llm_batch_size(batch_size, cfg.llm_concurrency)
+    chunks = batch_size or DISTILL_BATCH_CHUNKS
+    size = chunks if offline else llm_batch_size(chunks, cfg.llm_concurrency)
     owner = new_owner()
     report = DistillReport(offline=offline)
     covers = shared_layers(chosen)

@@ -87,7 +87,7 @@ def load(
     settings = settings_of(ctx)
     if estimate:
         # Parsing and chunking only: no Neo4j, no LLM call. Enhanced chunking, then the chosen layers.
-        from kg.layers.distilled import estimate_load, llm_batch_size, parse_layers
+        from kg.layers.distilled import DISTILL_BATCH_CHUNKS, estimate_load, llm_batch_size, parse_layers
         from kg.llm.local import model_alias
         from kg.llm.usage_history import UsageHistory
 
@@ -104,7 +104,7 @@ def load(
                     if (llm.task_models.get(task) or model) == m}
         predicted = estimate_load(files, layers=chosen, chunk_tokens=settings.chunk_tokens,
                                   chunk_overlap=settings.chunk_overlap, password=password,
-                                  batch_chunks=llm_batch_size(settings.batch_size, settings.llm.max_concurrency),
+                                  batch_chunks=llm_batch_size(DISTILL_BATCH_CHUNKS, settings.llm.max_concurrency),
                                   observed=observed)
         predicted["model"] = model
         write_json(report_path or Path("-"), predicted)  # stdout unless --json names a file
