@@ -24,11 +24,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar, overload
 
+import numpy as np
 from neo4j import RoutingControl
 
 import cypher
 
-__all__ = ["GraphStore", "Query", "Record", "RowT", "Transaction"]
+__all__ = ["GraphStore", "Query", "Record", "RowT", "Transaction", "embedding_listed"]
 
 Record = dict[str, Any]
 """An untyped result row: column name to value, as :meth:`neo4j.Record.data` gives it."""
@@ -127,3 +128,14 @@ class GraphStore(Protocol):
     def close(self) -> None:
         """Release the connection; the store is not used afterwards."""
         ...
+
+
+def embedding_listed(row: Mapping[str, Any]) -> Mapping[str, Any]:
+    """``row`` with its numpy ``embedding`` made a list, for ``run_batches(..., encode=embedding_listed)``.
+
+    Rows are built holding float32 arrays (1 KB for 256 dimensions) and their vectors become Python floats
+    (about 8 KB) one statement at a time, as the batch is sent: a batch of 2,000 real-text chunks holds about
+    75,000 facts. The driver packs an array element by element, about five times slower than a list (measured).
+    """
+    vector = row.get("embedding")
+    return {**row, "embedding": vector.tolist()} if isinstance(vector, np.ndarray) else row

@@ -36,7 +36,7 @@ from kg.layers.resource.documents import (
 )
 from kg.layers.resource.references import assign_mention_keys, mention_keys
 from kg.shared.ids import section_id
-from kg.store.base import GraphStore, Transaction
+from kg.store.base import GraphStore, Transaction, embedding_listed
 from kg.store.lucene import lookup_terms, name_query
 from kg.store.queries import COUNT_CHUNKS, DOCUMENT_STATES, REVEAL_CHUNKS
 from loaders.models import Chunk, Sentence, SourceDocument
@@ -223,7 +223,7 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
         covered = _covered(prepared.chunks, doc.sentences)
         chunk_rows = [{
             "id": chunk.id, "section": position.get(chunk.section_key),
-            "embedding": None if embeddings is None else embeddings[i],  # a list once sent: _on_wire
+            "embedding": None if embeddings is None else embeddings[i],  # a list once sent: on_wire
             "props": {
                 "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
                 "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
@@ -254,18 +254,12 @@ def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
     return rows
 
 
-def _listed(vector: Any) -> Any:
-    # The driver packs a numpy row element by element, about five times slower than a list (measured).
-    return vector.tolist() if isinstance(vector, np.ndarray) else vector
-
-
 def on_wire(row: dict[str, Any]) -> dict[str, Any]:
-    """A row with its vectors made lists as its batch is sent, so a large document's vectors are never all
-    held as Python floats at once (for 75,000 chunks of 256 dimensions that was 0.4 GB)."""
-    out = {**row, "embedding": _listed(row.get("embedding"))}
+    """A row with its vectors (and its chunks') made lists as its batch is sent, so a large document's vectors
+    are never all held as Python floats at once (for 75,000 chunks of 256 dimensions that was 0.4 GB)."""
+    out = dict(embedding_listed(row))
     if "chunks" in row:
-        out["chunks"] = [c if c["embedding"] is None else {**c, "embedding": _listed(c["embedding"])}
-                         for c in row["chunks"]]
+        out["chunks"] = [embedding_listed(c) for c in row["chunks"]]
     return out
 
 

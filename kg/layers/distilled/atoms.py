@@ -43,7 +43,7 @@ class AtomsLayer(ExtractorLayer[AtomExtractor]):
             built.done.append(chunk.id)
         if rows:
             for row, vector in zip(rows, self.ctx.embedder.embed([r["text"] for r in rows]), strict=True):
-                row["embedding"] = vector.tolist()
+                row["embedding"] = vector  # a list as it is sent: embedding_listed
         built.rows.append(("distill/create_atoms", rows))
         built.counts = {"Atom": len(rows), "ATOM_OF": len(rows)}
         return built

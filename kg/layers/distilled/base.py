@@ -29,7 +29,7 @@ from kg.embeddings import Embedder
 from kg.errors import BudgetExceededError, LLMError, LLMUnavailableError
 from kg.layers.distilled.models import ChunkFailure, ChunkRecord, DistillConfig, LayerName
 from kg.llm import LLM, Task
-from kg.store.base import GraphStore, Transaction
+from kg.store.base import GraphStore, Transaction, embedding_listed
 
 __all__ = ["Built", "Context", "LLMOutcome", "Layer", "short_hash", "written"]
 
@@ -159,7 +159,7 @@ class Layer(ABC, Generic[B]):
         for name in self.clear:
             tx.run(name, ids=built.done)
         for name, rows in built.rows:
-            tx.run_batches(name, rows, batch_size=2000)
+            tx.run_batches(name, rows, batch_size=2000, encode=embedding_listed)
         tx.run("distill/mark_chunks", ids=built.done, layer=self.name, stale=list(self.stale))
 
     def prepare(self) -> None:

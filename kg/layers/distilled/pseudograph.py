@@ -114,7 +114,7 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
         route_rows = sorted(routes.values(), key=lambda r: r["depth"])
         embedded = [*topics, *route_rows, *unique]
         for row, vector in zip(embedded, embed([r["path_text"] for r in embedded]) if embedded else [], strict=True):
-            row["embedding"] = vector.tolist()
+            row["embedding"] = vector  # a list as it is sent: embedding_listed
         built.rows += [("distill/create_topics", topics), ("distill/create_routes", route_rows),
                        ("distill/link_routes", route_rows), ("distill/create_items", unique)]
         built.counts.update({"Topic": len(topics), "Route": len(route_rows), "FactItem": len(unique)})

@@ -69,7 +69,7 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
         if facts:
             vectors = self.ctx.embedder.embed([str(f["text"]) for f in facts])
             for fact, vector in zip(facts, vectors, strict=True):
-                fact["embedding"] = vector.tolist()
+                fact["embedding"] = vector  # a list as it is sent: embedding_listed
         new = [e.row(source) for e in resolution.new]
         built.rows += [("distill/merge_entities", new), ("distill/add_aliases", resolution.alias_rows()),
                        ("distill/create_facts", facts), ("distill/create_mentions", mentions)]
