@@ -212,7 +212,7 @@ class Strata:
             report = kb.distill(layers=["atoms", "triples", "tables", "tags", "pseudograph"])
             print(report.to_json()["layers"]["atoms"]["created"])
 
-        ``batch_size``: chunks per batch and transaction (default: ``DISTILL_BATCH_CHUNKS``, 2,000; with an LLM
+        ``batch_size``: chunks per batch and transaction (default: ``DISTILL_BATCH_CHUNKS``, 1,000; with an LLM
         at most a few times the calls in flight). Several processes may distil one knowledge base at once: each
         claims its own batches.
         """

@@ -102,9 +102,10 @@ _LLM_BATCH_PER_CALL = 4
 
 # The chunks per batch of a job, unless its caller says: each batch is one write transaction per layer, and
 # each transaction that writes vectors leaves one segment in their index, which every search of it walks until
-# Neo4j merges (at 50). At 10,000 chunks, 500 left the atom index in 20 segments and 2,000 in 5, and the
-# larger batch distilled as fast or faster (docs/scaling.md, "Distillation's batch").
-DISTILL_BATCH_CHUNKS = 2000
+# Neo4j merges (at 50): at 10,000 chunks, 500 left 20 segments, 1,000 10, 2,000 5. 2,000 searched faster but
+# took the 100 MB file's load to 2.70 GiB of client memory, over 2.5 GB, where 1,000 measured 1.88 GiB
+# (docs/scaling.md, "Distillation's batch").
+DISTILL_BATCH_CHUNKS = 1000
 
 
 def llm_batch_size(batch_size: int, llm_concurrency: int) -> int:
