@@ -7,5 +7,5 @@ WHERE c.order >= part.part * $part_chunks AND c.order < (part.part + 1) * $part_
   AND NOT $layer IN coalesce(c.distilled, [])
   AND ($retry_failed OR NOT $layer IN coalesce(c.distill_failed, []))
   AND (c.lease_owner IS NULL OR c.lease_until IS NULL OR c.lease_until < timestamp() OR c.lease_owner IN $dead_owners)
-RETURN c.id AS id, c.document_id AS document_id, c.order AS order
+RETURN c.id AS id, c.document_id AS document_id, c.order AS order, size(coalesce(c.text, '')) AS chars
 ORDER BY c.id

@@ -212,9 +212,10 @@ class Strata:
             report = kb.distill(layers=["atoms", "triples", "tables", "tags", "pseudograph"])
             print(report.to_json()["layers"]["atoms"]["created"])
 
-        ``batch_size``: chunks per batch and transaction (default: ``DISTILL_BATCH_CHUNKS``, 1,000; with an LLM
-        at most a few times the calls in flight). Several processes may distil one knowledge base at once: each
-        claims its own batches.
+        ``batch_size``: chunks per batch and transaction (default: ``DISTILL_BATCH_CHUNKS``, 2,000; with an LLM
+        at most a few times the calls in flight); a batch also holds at most ``config.batch_chars`` of their text
+        (1.5 million characters). Several processes may distil one knowledge base at once: each claims its own
+        batches.
         """
         from kg.layers.distilled import DistillConfig, distill
 

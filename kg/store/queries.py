@@ -429,6 +429,7 @@ class ClaimCandidateRow(TypedDict):
     id: str
     document_id: str
     order: int
+    chars: int
 
 
 class ClaimedChunkRow(TypedDict):

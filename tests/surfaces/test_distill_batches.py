@@ -1,5 +1,6 @@
 """The client distils in batches of ``DISTILL_BATCH_CHUNKS`` unless told otherwise, not in the writer's batch
-size: the batch sets how many write transactions, and so how many vector index segments, a distillation leaves."""
+size: the batch sets how many write transactions, and so how many vector index segments, a distillation leaves.
+A batch also holds at most ``DistillConfig.batch_chars`` of chunk text, which bounds its memory."""
 
 from __future__ import annotations
 
@@ -10,14 +11,15 @@ from pathlib import Path
 import pytest
 
 from kg.app.client import Strata
-from kg.layers.distilled import pipeline
+from kg.layers.distilled import DistillConfig, pipeline
 
 CHUNKS = 10
 
 
-def _batches(kb: Strata, batch_size: int | None = None) -> list[int]:
+def _batches(kb: Strata, batch_size: int | None = None, batch_chars: int | None = None) -> list[int]:
     done: list[int] = []
-    kb.distill(layers=["atoms"], force=True, batch_size=batch_size,
+    config = DistillConfig(batch_chars=batch_chars) if batch_chars is not None else None
+    kb.distill(layers=["atoms"], force=True, batch_size=batch_size, config=config,
                progress=lambda _layer, finished, _total: done.append(finished))
     return [b - a for a, b in pairwise(done)]
 
@@ -35,3 +37,7 @@ def test_the_client_distils_in_its_own_batches_unless_told(make_kb: Callable[[st
 
     assert _batches(kb) == [4, 4, 2]
     assert _batches(kb, batch_size=3) == [3, 3, 3, 1]
+    # Each chunk holds 68 characters of text: a batch takes the chunks whose text fits, at least one.
+    assert _batches(kb, batch_chars=250) == [3, 3, 3, 1]
+    assert _batches(kb, batch_size=2, batch_chars=250) == [2, 2, 2, 2, 2]
+    assert _batches(kb, batch_chars=10) == [1] * CHUNKS

@@ -19,6 +19,8 @@ that other documents still use. Each layer writes whole chunks per transaction a
 from kg.layers.distilled.estimate import estimate_load
 from kg.layers.distilled.models import (
     ALL_LAYERS,
+    DISTILL_BATCH_CHARS,
+    DISTILL_BATCH_CHUNKS,
     ChunkFailure,
     DistillConfig,
     DistillReport,
@@ -29,7 +31,6 @@ from kg.layers.distilled.offline import OfflineExtractor
 from kg.layers.distilled.pipeline import (
     DEFAULT_LAYERS_LLM,
     DEFAULT_LAYERS_OFFLINE,
-    DISTILL_BATCH_CHUNKS,
     default_layers,
     distill,
     llm_batch_size,
@@ -44,6 +45,7 @@ __all__ = [
     "ALL_LAYERS",
     "DEFAULT_LAYERS_LLM",
     "DEFAULT_LAYERS_OFFLINE",
+    "DISTILL_BATCH_CHARS",
     "DISTILL_BATCH_CHUNKS",
     "ChunkFailure",
     "DistillConfig",

@@ -69,9 +69,11 @@ def _dead_on_this_host(owners: Sequence[str]) -> list[str]:
 
 @dataclass
 class Claims:
-    """The batches one worker claims for one layer (see the module docstring). With ``part_chunks``, a batch is
-    whole document parts (every pending chunk of a document whose ``order // part_chunks`` is the same): as many
-    as fit in ``size`` chunks, at least one."""
+    """The batches one worker claims for one layer (see the module docstring): at most ``size`` chunks and, with
+    ``chars``, at most that much chunk text (at least one chunk), since what a batch builds (atoms, facts and
+    their vectors) grows with its text rather than its chunk count. With ``part_chunks``, a batch is whole
+    document parts (every pending chunk of a document whose ``order // part_chunks`` is the same): as many as
+    fit in ``size`` chunks, at least one."""
 
     store: GraphStore
     layer: str
@@ -80,6 +82,7 @@ class Claims:
     document_ids: list[str] | None = None
     retry_failed: bool = True
     part_chunks: int | None = None
+    chars: int | None = None
     lease_seconds: float = 3600.0
     _after: str = ""
     _dead: list[str] = field(default_factory=list)
@@ -130,10 +133,11 @@ class Claims:
         params = {"layer": self.layer, "retry_failed": self.retry_failed, "dead_owners": self._dead}
         candidates = tx.run(CLAIM_CANDIDATES, after=self._after, document_ids=self.document_ids,
                             limit=self.size, exclude=sorted(self._failed), **params)
-        ids = [r["id"] for r in candidates]
-        last = max(ids, default="")
         if self.part_chunks is not None and candidates:
             ids, last = self._whole_parts(tx, candidates, params, self.part_chunks)
+        else:
+            ids = [r["id"] for r in _within(candidates, self.chars)]
+            last = max(ids, default="")
         rows = tx.run(CLAIM_CHUNKS, ids=ids, owner=self.owner, lease_ms=int(self.lease_seconds * 1000),
                       layer=self.layer, dead_owners=self._dead)
         return last, [ChunkRecord(r["id"], r["document_id"], r["text"] or "", r["title"], r["order"], r["summary"])
@@ -165,6 +169,23 @@ class Claims:
             last = row["id"]
         # Locked in id order, as every claim locks: two workers' claims never wait on each other in a cycle.
         return sorted(ids), last
+
+
+def _within(candidates: list[ClaimCandidateRow], chars: int | None) -> list[ClaimCandidateRow]:
+    """The candidates (in id order) whose text fits in ``chars`` together; the first one always.
+
+    >>> rows = [{"id": n, "document_id": "d", "order": 0, "chars": 400} for n in "abc"]
+    >>> [r["id"] for r in _within(rows, 900)], [r["id"] for r in _within(rows, 100)], len(_within(rows, None))
+    (['a', 'b'], ['a'], 3)
+    """
+    if chars is None:
+        return candidates
+    total = 0
+    for n, row in enumerate(candidates):
+        total += row["chars"]
+        if total > chars and n > 0:
+            return candidates[:n]
+    return candidates
 
 
 # How long a worker waits between tries for the serial lock another worker holds.

@@ -12,6 +12,8 @@ from kg.llm.accounting import LLMReport
 
 __all__ = [
     "ALL_LAYERS",
+    "DISTILL_BATCH_CHARS",
+    "DISTILL_BATCH_CHUNKS",
     "ChunkExtraction",
     "ChunkFailure",
     "ChunkRecord",
@@ -21,6 +23,15 @@ __all__ = [
     "LayerName",
     "LayerReport",
 ]
+
+# A job's batch, unless its caller says: each batch is one write transaction per layer, and each transaction
+# that writes vectors leaves one segment in their index, which every search of it walks until Neo4j merges (at
+# 50): at 10,000 chunks, 500 chunks a batch left 20 segments, 1,000 10, 2,000 5, and 2,000 searched faster. What
+# a batch holds in the client grows with its text: the 100 MB file's 2,000-chunk batches (2.8 million
+# characters) took its load to 2.70 GiB, 1,000 to 1.88 GiB (docs/scaling.md, "Distillation's batch"), so a
+# batch is 2,000 chunks or DISTILL_BATCH_CHARS of their text, whichever comes first.
+DISTILL_BATCH_CHUNKS = 2000
+DISTILL_BATCH_CHARS = 1_500_000
 
 LayerName = Literal["atoms", "triples", "tags", "tables", "pseudograph"]
 # Run order: tables read the facts the triples layer wrote for the same chunk.
@@ -73,7 +84,9 @@ class DistillConfig:
     placed under its nearest route (4,000 leaves room for the prompt and the reply in an 8k context).
     Every similarity threshold is a cosine. ``llm_concurrency``: LLM calls a batch keeps in flight (the
     client connects it to the endpoint's ``max_concurrency``); ``lease_seconds``: how long a worker holds the
-    chunks it claimed before another may take them over (a batch must finish within it).
+    chunks it claimed before another may take them over (a batch must finish within it). ``batch_chars``: the
+    most chunk text one batch claims (at least one chunk), which bounds what it holds in memory: a batch's atoms
+    and facts grow with its sentences, not its chunk count.
     """
 
     atom_temperature: float = 0.7
@@ -94,6 +107,7 @@ class DistillConfig:
     domain: str = "general"
     llm_concurrency: int = 8
     lease_seconds: float = 3600.0
+    batch_chars: int = DISTILL_BATCH_CHARS
     spacy_model: str | None = "en_core_web_sm"
 
     def __post_init__(self) -> None:

@@ -38,7 +38,14 @@ from kg.layers.distilled.base import B, Built, Context, Layer, Progress, written
 from kg.layers.distilled.claims import Claims, SerialLock, new_owner
 from kg.layers.distilled.combined import SharedCallLayer, shared_layers, shared_task
 from kg.layers.distilled.extractors import Extractors, LLMExtractors, OfflineExtractors
-from kg.layers.distilled.models import ALL_LAYERS, ChunkRecord, DistillConfig, DistillReport, LayerReport
+from kg.layers.distilled.models import (
+    ALL_LAYERS,
+    DISTILL_BATCH_CHUNKS,
+    ChunkRecord,
+    DistillConfig,
+    DistillReport,
+    LayerReport,
+)
 from kg.layers.distilled.pseudograph import PseudoGraphLayer
 from kg.layers.distilled.tables import TablesLayer
 from kg.layers.distilled.tags import TagsLayer
@@ -47,7 +54,7 @@ from kg.llm import LLM, OfflineLLM
 from kg.store.base import GraphStore, Transaction
 
 __all__ = [
-    "DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "DISTILL_BATCH_CHUNKS", "default_layers", "distill",
+    "DEFAULT_LAYERS_LLM", "DEFAULT_LAYERS_OFFLINE", "default_layers", "distill",
     "llm_batch_size", "llm_tasks_of", "parse_layers",
 ]
 
@@ -100,12 +107,6 @@ def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
 # part of it while each batch still ends (progress, leases, a resumable mark) within minutes.
 _LLM_BATCH_PER_CALL = 4
 
-# The chunks per batch of a job, unless its caller says: each batch is one write transaction per layer, and
-# each transaction that writes vectors leaves one segment in their index, which every search of it walks until
-# Neo4j merges (at 50): at 10,000 chunks, 500 left 20 segments, 1,000 10, 2,000 5. 2,000 searched faster but
-# took the 100 MB file's load to 2.70 GiB of client memory, over 2.5 GB, where 1,000 measured 1.88 GiB
-# (docs/scaling.md, "Distillation's batch").
-DISTILL_BATCH_CHUNKS = 1000
 
 
 def llm_batch_size(batch_size: int, llm_concurrency: int) -> int:
@@ -247,7 +248,7 @@ def distill(
 
     def claims_of(name: str, part_chunks: int | None = None) -> Claims:
         return Claims(store, name, owner, size, document_ids=docs, retry_failed=retry_failed,
-                      part_chunks=part_chunks, lease_seconds=cfg.lease_seconds)
+                      part_chunks=part_chunks, chars=cfg.batch_chars, lease_seconds=cfg.lease_seconds)
 
     for layer in steps:
         step_started = time.perf_counter()
