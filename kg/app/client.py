@@ -214,7 +214,7 @@ class Strata:
 
         ``batch_size``: chunks per batch and transaction (default: ``DISTILL_BATCH_CHUNKS``, 2,000; with an LLM
         at most a few times the calls in flight); a batch also holds at most ``config.batch_chars`` of their text
-        (1.5 million characters). Several processes may distil one knowledge base at once: each claims its own
+        (2 million characters). Several processes may distil one knowledge base at once: each claims its own
         batches.
         """
         from kg.layers.distilled import DistillConfig, distill

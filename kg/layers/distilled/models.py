@@ -27,11 +27,12 @@ __all__ = [
 # A job's batch, unless its caller says: each batch is one write transaction per layer, and each transaction
 # that writes vectors leaves one segment in their index, which every search of it walks until Neo4j merges (at
 # 50): at 10,000 chunks, 500 chunks a batch left 20 segments, 1,000 10, 2,000 5, and 2,000 searched faster. What
-# a batch holds in the client grows with its text: the 100 MB file's 2,000-chunk batches (2.8 million
-# characters) took its load to 2.70 GiB, 1,000 to 1.88 GiB (docs/scaling.md, "Distillation's batch"), so a
-# batch is 2,000 chunks or DISTILL_BATCH_CHARS of their text, whichever comes first.
+# a batch holds in the client grows with its text (its atoms and facts), not its chunk count: the 100 MB file's
+# 2,000-chunk batches held 2.8 million characters each and its load peaked at 2.00 GiB (docs/scaling.md,
+# "Distillation's batch"); a batch is 2,000 chunks or DISTILL_BATCH_CHARS of their text, whichever comes first,
+# so longer chunks (a larger chunk_tokens) do not multiply it.
 DISTILL_BATCH_CHUNKS = 2000
-DISTILL_BATCH_CHARS = 1_500_000
+DISTILL_BATCH_CHARS = 2_000_000
 
 LayerName = Literal["atoms", "triples", "tags", "tables", "pseudograph"]
 # Run order: tables read the facts the triples layer wrote for the same chunk.

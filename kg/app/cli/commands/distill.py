@@ -78,7 +78,7 @@ def distill_command(
     force: bool = typer.Option(False, "--force", help="Rebuild chunks already distilled."),
     json_out: Path = typer.Option(None, "--json", help="Write the JSON report to this file ('-': stdout)."),
     batch_size: int = typer.Option(None, "--batch-size", min=1,
-                                   help="Chunks per batch and transaction (default 2,000, and at most 1.5 million "
+                                   help="Chunks per batch and transaction (default 2,000, and at most 2 million "
                                         "characters of their text; with an LLM at most four times the calls in "
                                         "flight)."),
 ) -> None:
