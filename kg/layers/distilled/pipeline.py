@@ -1,8 +1,9 @@
 """The distillation job: per layer, batches of pending chunks claimed from the graph, one transaction each.
 
 Bounded memory: a batch is claimed from Neo4j a page of chunk ids at a time (:class:`~kg.layers.distilled.
-claims.Claims`), so a document of any size is distilled in batches of ``batch_size`` chunks (with an LLM,
-a few times the calls in flight, so progress and leases move often), each written in its own transaction,
+claims.Claims`), so a document of any size is distilled in batches of ``batch_size`` chunks and at most
+``DistillConfig.batch_chars`` of their text (with an LLM, a few times the calls in flight, so progress and
+leases move often), each written in its own transaction,
 and at most three batches are in memory: one written, one built, one claimed. Chunks are marked in the
 transaction that writes their nodes, so a killed run resumes where it stopped, and several workers
 (``strata distill`` processes over one graph) split the pending chunks between them through leases.
