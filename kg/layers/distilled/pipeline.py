@@ -3,8 +3,8 @@
 Bounded memory: a batch is claimed from Neo4j a page of chunk ids at a time (:class:`~kg.layers.distilled.
 claims.Claims`), so a document of any size is distilled in batches of ``batch_size`` chunks and at most
 ``DistillConfig.batch_chars`` of their text (with an LLM, a few times the calls in flight, so progress and
-leases move often), each written in its own transaction,
-and at most three batches are in memory: one written, one built, one claimed. Chunks are marked in the
+leases move often), each written in its own transaction, and at most three batches are in memory: one
+written, one built, one claimed. Chunks are marked in the
 transaction that writes their nodes, so a killed run resumes where it stopped, and several workers
 (``strata distill`` processes over one graph) split the pending chunks between them through leases.
 
@@ -107,7 +107,6 @@ def parse_layers(text: str | Sequence[str] | None) -> list[str] | None:
 # The chunks per batch with an LLM: this many times the calls in flight, so a batch's last calls are a small
 # part of it while each batch still ends (progress, leases, a resumable mark) within minutes.
 _LLM_BATCH_PER_CALL = 4
-
 
 
 def llm_batch_size(batch_size: int, llm_concurrency: int) -> int:
