@@ -61,7 +61,7 @@ def load_wordllama(config: str = "l2_supercat", dim: int = 256) -> Any:
 class WordLlamaEmbedder(Embedder):
     """Static word embeddings (mean-pooled), L2-normalised float32; fast on CPU, fully offline."""
 
-    def __init__(self, config: str = "l2_supercat", dimensions: int = 256, *, batch_size: int = 256) -> None:
+    def __init__(self, config: str = "l2_supercat", dimensions: int = 256, *, batch_size: int = 64) -> None:
         self.config = config
         self.dimensions = dimensions
         self.batch_size = batch_size
@@ -71,5 +71,13 @@ class WordLlamaEmbedder(Embedder):
     def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = self._model.embed(list(texts), norm=False, return_np=True, batch_size=self.batch_size)
+        # Similar lengths together: WordLlama pads a batch to its longest text and gathers a (batch, longest,
+        # dimensions) array, so one long text made its 255 neighbours cost as much. Sorted, in batches of 64,
+        # 30,000 sentences embed in 1.8 s instead of 6.5 and 8,000 chunks of 1,400 characters in 1.8 s instead of
+        # 8.9, the same vectors (docs/scaling.md); a batch's array is at most a few tens of MB.
+        order = np.argsort(np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)), kind="stable")
+        by_length = self._model.embed([texts[i] for i in order], norm=False, return_np=True,
+                                      batch_size=self.batch_size)
+        vectors = np.empty_like(by_length)
+        vectors[order] = by_length
         return l2_normalise(vectors)  # our normalisation: empty texts give zero rows, not NaN

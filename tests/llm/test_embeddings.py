@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from kg.embeddings import Embedder, HashingEmbedder, make_embedder
+from kg.embeddings.wordllama import WordLlamaEmbedder
 from kg.errors import ConfigError, EmbeddingError
 from kg.settings import EmbedderSettings
 from kg.testing.scripted_llm import Fault, ScriptedLLMServer
@@ -45,6 +46,16 @@ def test_wordllama_offline(no_network: None) -> None:
     assert emb.embed([]).shape == (0, 256)
     empty = emb.embed([""])
     assert not np.isnan(empty).any()
+
+
+def test_wordllama_batches_by_length_and_returns_the_input_order(no_network: None) -> None:
+    """Texts are embedded sorted by length (less padding); each row must still be its own text's vector."""
+    texts = ["A much longer sentence about the river that runs through the old town in spring.", "Short.",
+             "", "Paris is the capital of France.", "x " * 400, "Quarterly revenue grew."]
+    together = WordLlamaEmbedder(batch_size=2).embed(texts)
+    alone = np.stack([WordLlamaEmbedder(batch_size=2).embed([t])[0] for t in texts])
+    assert np.allclose(together, alone, atol=1e-6)
+    assert len({tuple(np.round(v, 4)) for v in together}) == len(texts)
 
 
 def test_hashing_is_deterministic_and_normalised() -> None:
