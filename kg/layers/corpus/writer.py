@@ -39,7 +39,7 @@ from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction, embedding_listed
 from kg.store.lucene import lookup_terms, name_query
 from kg.store.queries import COUNT_CHUNKS, DOCUMENT_STATES, REVEAL_CHUNKS
-from loaders.models import Chunk, Sentence, SourceDocument
+from loaders.models import Chunk, Section, Sentence, SourceDocument
 
 __all__ = [
     "GROUP_CHUNKS", "LOADED_BY_ANOTHER_RUN", "CorpusRows", "DocumentWriter", "PreparedDocument", "WriteOutcome",
@@ -106,17 +106,25 @@ class CorpusRows:
     next_links: list[dict[str, str]] = field(default_factory=list)
 
 
+def _positions(row: dict[str, Any]) -> dict[int, str]:
+    """A position in a document's row -> the id it stands for (-1: the document; an unknown one: absent)."""
+    return {-1: row["id"], **{i: s["id"] for i, s in enumerate(row["sections"])}}
+
+
+def _flat_chunks(chunks: Sequence[dict[str, Any]], at: dict[int, str]) -> list[dict[str, Any]]:
+    return [{"id": c["id"], "section_id": at.get(c["section"]), "props": c["props"], "embedding": c["embedding"]}
+            for c in chunks]
+
+
 def _flat(documents: Sequence[dict[str, Any]]) -> CorpusRows:
     flat = CorpusRows()
     for row in documents:
-        # A position in the row -> the id it stands for (-1: the document; an unknown position: None).
-        at: dict[int, str] = {-1: row["id"], **{i: s["id"] for i, s in enumerate(row["sections"])}}
+        at = _positions(row)
         flat.documents.append({"id": row["id"], "props": row["props"], "embedding": row["embedding"]})
         flat.sections += [{"id": s["id"], "parent_id": at.get(s["parent"]), "props": s["props"],
                            "embedding": s["embedding"]} for s in row["sections"]]
         chunks = row["chunks"]
-        flat.chunks += [{"id": c["id"], "section_id": at.get(c["section"]), "props": c["props"],
-                         "embedding": c["embedding"]} for c in chunks]
+        flat.chunks += _flat_chunks(chunks, at)
         flat.next_links += [{"a": a["id"], "b": b["id"]} for a, b in itertools.pairwise(chunks)]
     return flat
 
@@ -206,31 +214,48 @@ def _name_terms(text: str) -> dict[str, Any]:
     return {"name_terms": terms, "mention_terms": lookup if lookup != terms.split() else None}
 
 
-def _rows(docs: Sequence[PreparedDocument]) -> _Rows:
+def _ordered_sections(doc: SourceDocument) -> list[Section]:
+    """Sections by level, then reading order: the order of a document's row, parents before children."""
+    return sorted(doc.sections, key=lambda s: (s.level, s.order))
+
+
+def _section_positions(doc: SourceDocument) -> dict[str, int]:
+    """A section's key -> its position in the document's row."""
+    return {s.key: i for i, s in enumerate(_ordered_sections(doc))}
+
+
+def _chunk_rows(prepared: PreparedDocument, position: dict[str, int], start: int = 0,
+                stop: int | None = None) -> list[dict[str, Any]]:
+    """Rows of the chunks ``[start:stop]``: a large document's are built a batch at a time, as it is written."""
+    doc, did, embeddings = prepared.source, prepared.id, prepared.embeddings
+    chunks = prepared.chunks[start:stop]
+    covered = _covered(chunks, doc.sentences)
+    return [{
+        "id": chunk.id, "section": position.get(chunk.section_key),
+        "embedding": None if embeddings is None else embeddings[start + i],  # a list once sent: on_wire
+        "props": {
+            "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
+            "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
+            "tokens": chunk.tokens, "summary": chunk.summary, "title": doc.title, "sentences": covered[i],
+            **_name_terms(chunk.text),
+        },
+    } for i, chunk in enumerate(chunks)]
+
+
+def _rows(docs: Sequence[PreparedDocument], *, with_chunks: bool = True) -> _Rows:
+    """The documents' rows; without ``with_chunks`` their chunk rows are left empty (:func:`_chunk_rows`)."""
     rows = _Rows()
     for prepared in docs:
         doc, did = prepared.source, prepared.id
         centroids = _centroids(prepared)
-        sections = sorted(doc.sections, key=lambda s: (s.level, s.order))
-        position = {s.key: i for i, s in enumerate(sections)}
+        position = _section_positions(doc)
         section_rows = [{
             "id": section_id(did, s.key), "parent": -1 if s.parent_key is None else position.get(s.parent_key),
             "embedding": centroids.get(s.key),
             "props": {"document_id": did, "title": s.title, "level": s.level, "order": s.order, "key": s.key,
                       "page": s.page},
-        } for s in sections]
-        embeddings = prepared.embeddings
-        covered = _covered(prepared.chunks, doc.sentences)
-        chunk_rows = [{
-            "id": chunk.id, "section": position.get(chunk.section_key),
-            "embedding": None if embeddings is None else embeddings[i],  # a list once sent: on_wire
-            "props": {
-                "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
-                "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
-                "tokens": chunk.tokens, "summary": chunk.summary, "title": doc.title, "sentences": covered[i],
-                **_name_terms(chunk.text),
-            },
-        } for i, chunk in enumerate(prepared.chunks)]
+        } for s in _ordered_sections(doc)]
+        chunk_rows = _chunk_rows(prepared, position) if with_chunks else []
         props = document_props(doc, prepared.mention_key)
         rows.documents.append({"id": did, "embedding": centroids.get(None), "sections": section_rows,
                                "chunks": chunk_rows, "props": props})
@@ -369,8 +394,11 @@ class DocumentWriter:
         size = self.batch_size
         if replaced:
             delete_documents(self.store, [doc.id], batch=size, atomic_chunks=0)
-        rows = _rows([doc])
+        # Chunk rows a batch at a time: all of a 75,000-chunk document's at once held about 130 MB more.
+        rows = _rows([doc], with_chunks=False)
         flat = _flat(rows.documents)
+        at, position = _positions(rows.documents[0]), _section_positions(doc.source)
+        ids = [c.id for c in doc.chunks]
 
         def head(tx: Transaction) -> None:
             created = tx.run_batches("graph/create_documents", flat.documents, batch_size=size, encode=on_wire)
@@ -381,10 +409,9 @@ class DocumentWriter:
             tx.run_batches("graph/link_sections", flat.sections, batch_size=size)
 
         self.store.atomic(head)
-        for start in range(0, len(flat.chunks), size):
-            part = flat.chunks[start:start + size]
-            links = [{"a": a["id"], "b": b["id"]} for a, b in itertools.pairwise(flat.chunks[max(0, start - 1):
-                                                                                               start + size])]
+        for start in range(0, len(ids), size):
+            part = _flat_chunks(_chunk_rows(doc, position, start, start + size), at)
+            links = [{"a": a, "b": b} for a, b in itertools.pairwise(ids[max(0, start - 1):start + size])]
 
             def body(tx: Transaction, part: list[dict[str, Any]] = part, links: list[dict[str, str]] = links) -> None:
                 tx.run_batches("graph/create_hidden_chunks", part, batch_size=size, encode=on_wire)
@@ -394,8 +421,8 @@ class DocumentWriter:
 
         def reveal(tx: Transaction) -> None:
             shown = tx.run(REVEAL_CHUNKS, id=doc.id)
-            if not shown or shown[0]["revealed"] != len(flat.chunks):
-                raise Neo4jError(f"{doc.id}: {shown[0]['revealed'] if shown else 0} of {len(flat.chunks)} chunks "
+            if not shown or shown[0]["revealed"] != len(ids):
+                raise Neo4jError(f"{doc.id}: {shown[0]['revealed'] if shown else 0} of {len(ids)} chunks "
                                  "were written; the document stays loading and the next load writes it again")
             for name, items in (("graph/create_tables", rows.tables), ("graph/create_figures", rows.figures)):
                 made = tx.run_batches(name, items, batch_size=size)
