@@ -119,18 +119,18 @@ class TextBuilder:
         last = self.blocks[-1] if self.blocks else None
         if (len(self.blocks) >= MANY_BLOCKS and len(text) < SMALL_BLOCK and last is not None
                 and last.char_end == self._length and last.section_key == self.section_key and last.page == page
-                and len(last.text) < JOINED_BLOCK):
+                and last.char_end - last.char_start < JOINED_BLOCK):
             # A page of countless tiny blocks (a million one-word list items) would cost ~1 KB of objects per
             # word: past MANY_BLOCKS, a tiny block joins the one before it (a newline between them).
             self._parts.append("\n")
             self._parts.append(text)
             self._length += 1 + len(text)
-            joined = TextBlock(text=f"{last.text}\n{text}", section_key=last.section_key, page=page,
-                               char_start=last.char_start, char_end=self._length)
+            joined = TextBlock(section_key=last.section_key, page=page, char_start=last.char_start,
+                               char_end=self._length)
             self.blocks[-1] = joined
             return joined
         start, end = self._append(text)
-        block = TextBlock(text=text, section_key=self.section_key, page=page, char_start=start, char_end=end)
+        block = TextBlock(section_key=self.section_key, page=page, char_start=start, char_end=end)
         self.blocks.append(block)
         return block
 
@@ -165,9 +165,7 @@ class TextBuilder:
         self.tables.append(table)
         if as_block:
             self.blocks.append(
-                TextBlock(
-                    text=markdown, section_key=self.section_key, page=page, char_start=start, char_end=end
-                )
+                TextBlock(section_key=self.section_key, page=page, char_start=start, char_end=end)
             )
         return table
 

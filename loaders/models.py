@@ -1,8 +1,9 @@
 """Typed data that loaders produce and the graph writer consumes.
 
 Offsets (``char_start``/``char_end``) index into :attr:`SourceDocument.text`, the document's extracted
-plain text, so ``doc.text[b.char_start:b.char_end] == b.text`` holds for every block and chunk. Pages are
-1-based; ``None`` where the format has no pages.
+plain text: a block's text is ``doc.text[b.char_start:b.char_end]`` (:meth:`SourceDocument.block_text`), and
+``doc.text[c.char_start:c.char_end] == c.text`` holds for every text chunk. Pages are 1-based; ``None`` where the
+format has no pages.
 """
 
 from __future__ import annotations
@@ -43,9 +44,9 @@ class Section(_Model):
 
 
 class TextBlock(_Model):
-    """A paragraph, list item or similar run of text, in reading order."""
+    """A paragraph, list item or similar run of text, in reading order: a span of the document's text, which
+    it does not copy (a 100 MB text file is 170,000 blocks)."""
 
-    text: str
     section_key: str
     page: int | None
     char_start: int
@@ -113,6 +114,9 @@ class SourceDocument(_Model):
     links: list[Link] = Field(default_factory=list)
     sentences: list[Sentence] = Field(default_factory=list)
     language: str = "en"
+
+    def block_text(self, block: TextBlock) -> str:
+        return self.text[block.char_start:block.char_end]
 
 
 class Chunk(_Model):

@@ -162,9 +162,9 @@ class TextLoader(Loader):
 
     Memory bound: the file is read in 1 MiB blocks and only the current unfinished paragraph is
     buffered, so apart from the result itself the overhead is one block plus the longest paragraph.
-    The result holds the text about twice (the paragraph strings the blocks keep, and the joined
-    ``SourceDocument.text``) plus one ``TextBlock`` per paragraph: roughly 2x the decoded size plus
-    ~0.5 KB per paragraph. No list of lines is ever built.
+    The paragraphs are held until :meth:`TextBuilder.finish` joins them (twice the text for that moment);
+    the result holds the joined ``SourceDocument.text`` (1, 2 or 4 bytes a character, as Python stores the
+    widest one) plus one ``TextBlock`` span per paragraph, about 0.5 KB each. No list of lines is ever built.
     """
 
     formats: ClassVar[tuple[str, ...]] = ("text",)

@@ -25,7 +25,8 @@ def assert_invariants(doc: SourceDocument) -> None:
         assert section.parent_key in keys
         assert section.key.startswith("" if section.parent_key == "0" else f"{section.parent_key}.")
     for block in doc.blocks:
-        assert doc.text[block.char_start : block.char_end] == block.text
+        text = doc.block_text(block)
+        assert text and text == text.strip()  # a block is a span of the text, never blank
         assert block.section_key in keys
     for item in [*doc.tables, *doc.figures]:
         assert item.section_key in keys

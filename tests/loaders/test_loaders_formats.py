@@ -27,12 +27,13 @@ def test_markdown_headings_tables_links(tmp_path: Path, load_one: Load) -> None:
         ("1.1", "Setext Part", "1"),
         ("1.1.1", "Deep", "1.1"),
     ]
-    assert doc.blocks[0].text == "Intro with a link here." and doc.blocks[0].section_key == "1"
+    assert doc.block_text(doc.blocks[0]) == "Intro with a link here." and doc.blocks[0].section_key == "1"
     assert doc.links[0].target == "https://example.org/a" and doc.links[0].text == "link"
     [table] = doc.tables
     assert table.header == ["Name", "Value"] and table.rows == [["a", "1"], ["b | c", "2"]]
     assert table.section_key == "1.1.1"
-    assert doc.blocks[-1].text.startswith("```") and "# not a heading" in doc.blocks[-1].text
+    last = doc.block_text(doc.blocks[-1])
+    assert last.startswith("```") and "# not a heading" in last
 
 
 def test_html_structure_and_dropped_chrome(tmp_path: Path, load_one: Load) -> None:
@@ -48,7 +49,7 @@ def test_html_structure_and_dropped_chrome(tmp_path: Path, load_one: Load) -> No
     doc = load_one(path)
     assert doc.title == "Page Title"
     assert [(s.key, s.title) for s in doc.sections[1:]] == [("1", "Top"), ("1.1", "Sub")]
-    assert [b.text for b in doc.blocks] == ["First para.", "item one", "item two", "code  keeps   spaces"]
+    assert [doc.block_text(b) for b in doc.blocks] == ["First para.", "item one", "item two", "code  keeps   spaces"]
     assert doc.blocks[1].section_key == "1.1"
     for junk in ("menu", "site header", "var x", "copyright"):
         assert junk not in doc.text
@@ -60,7 +61,8 @@ def test_html_structure_and_dropped_chrome(tmp_path: Path, load_one: Load) -> No
 def test_html_nested_5000_deep(tmp_path: Path, load_one: Load) -> None:
     path = tmp_path / "deep.html"
     path.write_text("<div>" * 5000 + "<p>deep text</p>" + "</div>" * 5000, encoding="utf-8")
-    assert [b.text for b in load_one(path).blocks] == ["deep text"]
+    doc = load_one(path)
+    assert [doc.block_text(b) for b in doc.blocks] == ["deep text"]
 
 
 def test_docx(tmp_path: Path, load_one: Load) -> None:
@@ -71,7 +73,7 @@ def test_docx(tmp_path: Path, load_one: Load) -> None:
         ("1", "Report", 1),
         ("1.1", "Details", 2),
     ]
-    assert [(b.text, b.section_key) for b in doc.blocks] == [
+    assert [(doc.block_text(b), b.section_key) for b in doc.blocks] == [
         ("Opening paragraph.", "1"),
         ("Detail text.", "1.1"),
         ("After the table.", "1.1"),
@@ -88,7 +90,7 @@ def test_csv_ragged_rows_are_recovered(tmp_path: Path, load_one: Load) -> None:
     assert table.header == ["name", "age", "city", "column_4"]
     assert table.rows == [["ann", "30", "", ""], ["bob", "41", "Oslo", "extra"]]
     assert doc.metadata["ragged_rows"] == "line 2: 2 of 3 cells; line 3: 4 of 3 cells"
-    assert doc.blocks[0].text == table.markdown
+    assert doc.block_text(doc.blocks[0]) == table.markdown
 
 
 def test_tsv(tmp_path: Path, load_one: Load) -> None:
@@ -113,7 +115,7 @@ def test_text_paragraphs_utf16_bom(tmp_path: Path, load_one: Load) -> None:
     path = tmp_path / "u16.txt"
     path.write_bytes("First para\nsame para.\n\n\nSecond \u2013 naïve.\r\n".encode("utf-16"))
     doc = load_one(path)
-    assert [b.text for b in doc.blocks] == ["First para\nsame para.", "Second \u2013 naïve."]
+    assert [doc.block_text(b) for b in doc.blocks] == ["First para\nsame para.", "Second \u2013 naïve."]
     assert doc.sections[0].title == "u16"
 
 
@@ -122,7 +124,7 @@ def test_text_gb18030_chinese(tmp_path: Path, load_one: Load) -> None:
     text = "知识图谱是一种结构化的知识表示方法。\n\n检索增强生成结合了检索和生成。"
     path.write_bytes(text.encode("gb18030"))
     doc = load_one(path)
-    assert [b.text for b in doc.blocks] == text.split("\n\n")
+    assert [doc.block_text(b) for b in doc.blocks] == text.split("\n\n")
     assert doc.language == "zh"
 
 
@@ -159,4 +161,4 @@ def test_text_streams_across_read_blocks(
     path = tmp_path / "small.txt"
     path.write_bytes(b"alpha beta\r\n\r\ngamma delta epsilon\r\n  \r\nzeta")
     doc = load_one(path)
-    assert [b.text for b in doc.blocks] == ["alpha beta", "gamma delta epsilon", "zeta"]
+    assert [doc.block_text(b) for b in doc.blocks] == ["alpha beta", "gamma delta epsilon", "zeta"]

@@ -18,7 +18,7 @@ def test_pdf_structure(tmp_path: Path, toc: bool, load_one: Load, make_pdf: Call
     sections = {s.title: s for s in doc.sections}
     assert sections["Background"].parent_key == sections["Introduction"].key == "1"
     assert (sections["Background"].key, sections["Results"].key, sections["Figures"].page) == ("1.1", "2", 3)
-    by_text = {b.text: b for b in doc.blocks}
+    by_text = {doc.block_text(b): b for b in doc.blocks}
     knowledge = by_text["Graphs store knowledge about entities and their relations."]
     assert (knowledge.page, knowledge.section_key) == (1, "1")
     assert by_text["Scores are exact-match accuracy."].page == 2
@@ -41,7 +41,7 @@ def test_pdf_table_is_extracted_and_not_repeated_in_body(pdf_path: Path, load_on
     )
     assert doc.text[table.char_start : table.char_end] == table.markdown
     assert table.csv.splitlines()[1] == "PIKE,0.81"
-    assert not any("KG2RAG" in b.text for b in doc.blocks)
+    assert not any("KG2RAG" in doc.block_text(b) for b in doc.blocks)
     # the table sits between the two paragraphs of its page
     before, after = (b for b in doc.blocks if b.page == 2)
     assert before.char_end < table.char_start < table.char_end < after.char_start
@@ -56,7 +56,7 @@ def test_pdf_figure_caption_and_link(pdf_path: Path, load_one: Load) -> None:
         "3",
     )
     assert doc.text[figure.char_start : figure.char_end] == figure.caption
-    assert not any(b.text.startswith("Figure 1") for b in doc.blocks)
+    assert not any(doc.block_text(b).startswith("Figure 1") for b in doc.blocks)
     [link] = doc.links
     assert (link.target, link.page) == ("https://example.org/strata", 1)
     assert "project site" in link.text
