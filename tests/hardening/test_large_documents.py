@@ -8,6 +8,7 @@ import itertools
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from kg.embeddings import HashingEmbedder
@@ -71,6 +72,28 @@ def test_a_large_document_written_in_batches_is_the_graph_one_transaction_writes
     assert count(kb, "MATCH (n:HiddenChunk) RETURN count(n) AS n") == 0
     assert count(kb, "MATCH (d:Document) WHERE d.loading IS NOT NULL OR d.deleting IS NOT NULL "
                      "RETURN count(d) AS n") == 0
+
+
+def test_a_large_document_embedded_a_batch_at_a_time_gets_the_vectors_of_one_write(tmp_path: Path,
+                                                                                  kb: GraphStore) -> None:
+    """The staged path embeds as it writes and sets the centroids at the reveal: the same vectors on every
+    chunk, section and document as a document embedded whole and written in one transaction."""
+    path = write_report(tmp_path / "log.md", 1)
+
+    def vectors() -> dict[str, list[float]]:
+        rows = kb.query("MATCH (n) WHERE (n:Chunk OR n:Section OR n:Document) AND n.embedding IS NOT NULL "
+                        "RETURN n.id AS id, labels(n)[0] AS label, n.embedding AS v")
+        return {f"{r['label']}:{r['id']}": r["v"] for r in rows}
+
+    assert ingestor(kb, 10_000).load([path]).failed == 0
+    whole = vectors()
+    kb.run_autocommit("meta/wipe")
+    ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
+    assert ingestor(kb, GROUP).load([path]).failed == 0
+    staged = vectors()
+    assert {k.split(":")[0] for k in whole} == {"Chunk", "Section", "Document"}
+    assert staged.keys() == whole.keys()
+    assert all(np.allclose(staged[k], whole[k], atol=1e-6) for k in whole)
 
 
 def test_an_interrupted_large_write_shows_nothing_and_the_next_load_finishes_it(tmp_path: Path,

@@ -150,7 +150,7 @@ class Ingestor:
         password: str | None = None,
         llm: LLM | None = None,
     ) -> None:
-        self.writer = DocumentWriter(store, batch_size=batch_size, staged_chunks=group_chunks)
+        self.writer = DocumentWriter(store, batch_size=batch_size, staged_chunks=group_chunks, embedder=embedder)
         self.embedder = embedder
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
@@ -263,9 +263,10 @@ class Ingestor:
 
     def _embedded(self, docs: list[PreparedDocument], known: dict[str, str]) -> Iterator[list[PreparedDocument]]:
         """The writer's groups, each embedded (what changed of it) only when the writer takes it: while the
-        previous group is at the server, never more than one group ahead."""
+        previous group is at the server, never more than one group ahead. A document the writer stages is
+        embedded by the writer, a batch at a time."""
         for group in document_groups(docs, self.group_chunks):
-            self._embed([d for d in group if known.get(d.id) != d.source.sha256])
+            self._embed([d for d in group if known.get(d.id) != d.source.sha256 and not self.writer.staged(d)])
             yield group
 
     def _embed(self, docs: list[PreparedDocument]) -> None:

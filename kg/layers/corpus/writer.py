@@ -26,6 +26,7 @@ from typing import Any, Literal
 import numpy as np
 import numpy.typing as npt
 
+from kg.embeddings import Embedder
 from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
 from kg.layers.resource.documents import (
     ATOMIC_DELETE_CHUNKS,
@@ -166,9 +167,10 @@ class _Planned:
     staged: list[PreparedDocument] = field(default_factory=list)  # written alone, in several transactions
 
 
-def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
-    """Unit-length mean chunk vectors per section (key) and for the whole document (None): the
-    coarse granularities of multi-granularity retrieval, when no LLM summary is embedded.
+class _Centroids:
+    """Unit-length mean chunk vectors per section (key) and for the whole document (None): the coarse
+    granularities of multi-granularity retrieval, when no LLM summary is embedded. Summed as chunks are added,
+    so a large document's come from its batches without all its vectors at once.
 
     A section or document of a single chunk gets none: its centroid would be that chunk's own direction,
     which the chunk's vector already holds, and multi-granularity retrieval scores a section or document
@@ -176,20 +178,34 @@ def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
     commit, the larger part of a write; a corpus of one-chunk passages (QA corpora, ``bench scale``) wrote
     three identical vectors per passage (2,000 passages: 9.1-12.4 s written with them, 4.7 s without, on
     the loaded machine)."""
+
+    def __init__(self) -> None:
+        self._sums: dict[str | None, npt.NDArray[np.float64]] = {}
+        self._counts: dict[str | None, int] = {}
+
+    def add(self, chunks: Sequence[Chunk], vectors: npt.NDArray[np.float32]) -> _Centroids:
+        rows: dict[str | None, list[int]] = {None: list(range(len(chunks)))}
+        for i, chunk in enumerate(chunks):
+            rows.setdefault(chunk.section_key, []).append(i)
+        for key, idx in rows.items():
+            total = vectors[idx].sum(axis=0, dtype=np.float64)
+            self._sums[key] = self._sums[key] + total if key in self._sums else total
+            self._counts[key] = self._counts.get(key, 0) + len(idx)
+        return self
+
+    def vectors(self) -> dict[str | None, list[float]]:
+        out: dict[str | None, list[float]] = {}
+        for key, total in self._sums.items():
+            norm = float(np.linalg.norm(total))
+            if self._counts[key] >= 2 and norm > 0:
+                out[key] = (total / norm).astype(np.float32).tolist()
+        return out
+
+
+def _centroids(prepared: PreparedDocument) -> dict[str | None, list[float]]:
     if prepared.embeddings is None or not prepared.chunks:
         return {}
-    groups: dict[str | None, list[int]] = {None: list(range(len(prepared.chunks)))}
-    for i, chunk in enumerate(prepared.chunks):
-        groups.setdefault(chunk.section_key, []).append(i)
-    out: dict[str | None, list[float]] = {}
-    for key, idx in groups.items():
-        if len(idx) < 2:
-            continue
-        mean = prepared.embeddings[idx].mean(axis=0)
-        norm = float(np.linalg.norm(mean))
-        if norm > 0:
-            out[key] = (mean / norm).tolist()
-    return out
+    return _Centroids().add(prepared.chunks, prepared.embeddings).vectors()
 
 
 def _covered(chunks: Sequence[Chunk], sentences: Sequence[Sentence]) -> list[list[int]]:
@@ -224,15 +240,18 @@ def _section_positions(doc: SourceDocument) -> dict[str, int]:
     return {s.key: i for i, s in enumerate(_ordered_sections(doc))}
 
 
-def _chunk_rows(prepared: PreparedDocument, position: dict[str, int], start: int = 0,
-                stop: int | None = None) -> list[dict[str, Any]]:
-    """Rows of the chunks ``[start:stop]``: a large document's are built a batch at a time, as it is written."""
-    doc, did, embeddings = prepared.source, prepared.id, prepared.embeddings
+def _chunk_rows(prepared: PreparedDocument, position: dict[str, int], start: int = 0, stop: int | None = None,
+                vectors: npt.NDArray[np.float32] | None = None) -> list[dict[str, Any]]:
+    """Rows of the chunks ``[start:stop]``: a large document's are built a batch at a time, as it is written,
+    with the batch's ``vectors`` when the document's are not embedded ahead."""
+    doc, did = prepared.source, prepared.id
     chunks = prepared.chunks[start:stop]
+    if vectors is None and prepared.embeddings is not None:
+        vectors = prepared.embeddings[start:start + len(chunks)]
     covered = _covered(chunks, doc.sentences)
     return [{
         "id": chunk.id, "section": position.get(chunk.section_key),
-        "embedding": None if embeddings is None else embeddings[start + i],  # a list once sent: on_wire
+        "embedding": None if vectors is None else vectors[i],  # a list once sent: on_wire
         "props": {
             "document_id": did, "text": chunk.text, "order": chunk.order, "kind": chunk.kind,
             "page": chunk.page, "char_start": chunk.char_start, "char_end": chunk.char_end,
@@ -307,10 +326,18 @@ def document_groups(docs: Iterable[PreparedDocument],
 class DocumentWriter:
     """Batched writer of prepared documents (see the module docstring)."""
 
-    def __init__(self, store: GraphStore, *, batch_size: int = 1000, staged_chunks: int = GROUP_CHUNKS) -> None:
+    def __init__(self, store: GraphStore, *, batch_size: int = 1000, staged_chunks: int = GROUP_CHUNKS,
+                 embedder: Embedder | None = None) -> None:
         self.store = store
         self.batch_size = batch_size
         self.staged_chunks = staged_chunks
+        # Embeds a large document's chunks a batch at a time as they are written (see _write_staged), when the
+        # caller left its ``embeddings`` None; without it such a document is written without vectors.
+        self.embedder = embedder
+
+    def staged(self, doc: PreparedDocument) -> bool:
+        """Whether ``doc`` is written alone in several transactions (:meth:`_write_staged`)."""
+        return len(doc.chunks) > self.staged_chunks
 
     def states(self, ids: list[str]) -> dict[str, str]:
         return {r["id"]: r["sha256"] for r in self.store.read(DOCUMENT_STATES, ids=ids)}
@@ -346,8 +373,8 @@ class DocumentWriter:
             chosen = assign_mention_keys(self.store, titles)
             for doc in changed:
                 doc.mention_key = chosen.get(doc.id)
-        todo = [d for d in changed if len(d.chunks) <= self.staged_chunks]
-        staged = [d for d in changed if len(d.chunks) > self.staged_chunks]
+        todo = [d for d in changed if not self.staged(d)]
+        staged = [d for d in changed if self.staged(d)]
         return _Planned(docs, known, todo, _GroupRows.build(todo, self.batch_size) if todo else None, staged)
 
     def _commit(self, planned: _Planned) -> list[WriteOutcome]:
@@ -390,7 +417,12 @@ class DocumentWriter:
         marked ``loading`` (no content hash yet), then its chunks batch by batch as ``HiddenChunk`` (no
         retrieval index or query sees them), and the last transaction reveals them all, with the tables,
         figures and references. Retrieval sees the whole new version or none of it; an interruption leaves
-        the document ``loading``, and the next load of its file writes it again."""
+        the document ``loading``, and the next load of its file writes it again.
+
+        A document whose ``embeddings`` are None is embedded here, a batch at a time, by ``embedder``: the next
+        batch's vectors and rows are made while this one is at the server, so the client's embedding (0.7 ms a
+        chunk of 1,500 characters with WordLlama) overlaps the server's writes instead of preceding them, and
+        only two batches' vectors are held. Its sections' and its own centroids are then set at the reveal."""
         size = self.batch_size
         if replaced:
             delete_documents(self.store, [doc.id], batch=size, atomic_chunks=0)
@@ -409,15 +441,35 @@ class DocumentWriter:
             tx.run_batches("graph/link_sections", flat.sections, batch_size=size)
 
         self.store.atomic(head)
-        for start in range(0, len(ids), size):
-            part = _flat_chunks(_chunk_rows(doc, position, start, start + size), at)
-            links = [{"a": a, "b": b} for a, b in itertools.pairwise(ids[max(0, start - 1):start + size])]
+        embedder = self.embedder if doc.embeddings is None else None
+        centroids = _Centroids()
 
-            def body(tx: Transaction, part: list[dict[str, Any]] = part, links: list[dict[str, str]] = links) -> None:
-                tx.run_batches("graph/create_hidden_chunks", part, batch_size=size, encode=on_wire)
-                tx.run_batches("graph/link_hidden_next", links, batch_size=size)
+        def part_rows(start: int) -> list[dict[str, Any]]:
+            vectors = None
+            if embedder is not None:
+                chunks = doc.chunks[start:start + size]
+                vectors = embedder.embed([c.text for c in chunks])
+                centroids.add(chunks, vectors)
+            return _flat_chunks(_chunk_rows(doc, position, start, start + size, vectors), at)
 
-            self.store.atomic(body)
+        with ThreadPoolExecutor(max_workers=1) as ahead:
+            next_part = ahead.submit(part_rows, 0)
+            for start in range(0, len(ids), size):
+                part = next_part.result()
+                if start + size < len(ids):
+                    next_part = ahead.submit(part_rows, start + size)
+                links = [{"a": a, "b": b} for a, b in itertools.pairwise(ids[max(0, start - 1):start + size])]
+
+                def body(tx: Transaction, part: list[dict[str, Any]] = part,
+                         links: list[dict[str, str]] = links) -> None:
+                    tx.run_batches("graph/create_hidden_chunks", part, batch_size=size, encode=on_wire)
+                    tx.run_batches("graph/link_hidden_next", links, batch_size=size)
+
+                self.store.atomic(body)
+        late = centroids.vectors() if embedder is not None else {}
+        late_sections = [{"id": section_id(doc.id, key), "embedding": vector}
+                         for key, vector in late.items() if key is not None]
+        late_document = [{"id": doc.id, "embedding": late[None]}] if None in late else []
 
         def reveal(tx: Transaction) -> None:
             shown = tx.run(REVEAL_CHUNKS, id=doc.id)
@@ -429,6 +481,8 @@ class DocumentWriter:
                 if made != len(items):
                     raise Neo4jError(f"{name} created {made} of {len(items)} nodes; nothing was written")
             tx.run_batches("graph/link_references", rows.references, batch_size=size)
+            tx.run_batches("graph/set_centroids", late_sections, batch_size=size, is_document=False)
+            tx.run_batches("graph/set_centroids", late_document, batch_size=size, is_document=True)
 
         self.store.atomic(reveal)
         return WriteOutcome(doc.id, "replaced" if replaced else "loaded", sections=len(doc.source.sections),
