@@ -5,13 +5,16 @@ visible chunk, and the next load finishes it with the graph a clean build gives.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 import pytest
 
 from kg.embeddings import HashingEmbedder
+from kg.errors import EmbeddingError
 from kg.layers.corpus.ingest import Ingestor
 from kg.layers.distilled import distill
 from kg.layers.resource.documents import delete_documents
@@ -94,6 +97,30 @@ def test_a_large_document_embedded_a_batch_at_a_time_gets_the_vectors_of_one_wri
     assert {k.split(":")[0] for k in whole} == {"Chunk", "Section", "Document"}
     assert staged.keys() == whole.keys()
     assert all(np.allclose(staged[k], whole[k], atol=1e-6) for k in whole)
+
+
+class _EmbedderFailingAt(HashingEmbedder):
+    def __init__(self, call: int) -> None:
+        super().__init__(dimensions=EMBEDDER.dimensions)
+        self.name, self.calls, self.failing = EMBEDDER.name, 0, call
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        self.calls += 1
+        if self.calls == self.failing:
+            raise EmbeddingError("injected embedding fault")
+        return super().embed(texts)
+
+
+def test_an_embedding_failure_between_batches_fails_the_document_and_leaves_nothing_of_it(tmp_path: Path,
+                                                                                       kb: GraphStore) -> None:
+    path = write_report(tmp_path / "log.md", 1)
+    embedder = _EmbedderFailingAt(3)  # two batches are written, the third is never embedded
+    report = Ingestor(kb, embedder, batch_size=8, chunk_tokens=40, chunk_overlap=5, group_chunks=GROUP).load([path])
+    assert embedder.calls == 3
+    [entry] = report.files
+    assert entry.status == "failed" and "injected embedding fault" in (entry.error or "")
+    assert count(kb, "MATCH (n) WHERE NOT n:StrataMeta RETURN count(n) AS n") == 0
+    assert ingestor(kb, GROUP).load([path]).failed == 0  # and the next load writes it whole
 
 
 def test_an_interrupted_large_write_shows_nothing_and_the_next_load_finishes_it(tmp_path: Path,

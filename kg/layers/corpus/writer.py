@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kg.embeddings import Embedder
-from kg.errors import ConflictError, Neo4jError, Neo4jUnavailable
+from kg.errors import ConflictError, EmbeddingError, Neo4jError, Neo4jUnavailable
 from kg.layers.resource.documents import (
     ATOMIC_DELETE_CHUNKS,
     await_fulltext,
@@ -390,7 +390,7 @@ class DocumentWriter:
                 outcomes[doc.id] = self._write_staged(doc, replaced=doc.id in known)
             except Neo4jUnavailable:
                 raise
-            except Neo4jError as exc:
+            except (Neo4jError, EmbeddingError) as exc:  # the embedder runs between its batches
                 delete_documents(self.store, [doc.id])  # what was written of it: nothing half-written stays
                 outcomes[doc.id] = WriteOutcome(doc.id, "failed", error=str(exc).splitlines()[0])
         if planned.rows is not None:
@@ -422,7 +422,8 @@ class DocumentWriter:
         A document whose ``embeddings`` are None is embedded here, a batch at a time, by ``embedder``: the next
         batch's vectors and rows are made while this one is at the server, so the client's embedding (0.7 ms a
         chunk of 1,500 characters with WordLlama) overlaps the server's writes instead of preceding them, and
-        only two batches' vectors are held. Its sections' and its own centroids are then set at the reveal."""
+        only two batches' vectors are held. Its sections' and its own centroids are then set at the reveal. An
+        embedding failure fails the document as a write failure does: what was written of it is deleted."""
         size = self.batch_size
         if replaced:
             delete_documents(self.store, [doc.id], batch=size, atomic_chunks=0)
