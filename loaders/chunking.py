@@ -23,9 +23,9 @@ Enhanced chunking (PIKE-RAG's recurrent splitting with forward summaries) builds
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from kg.shared.ids import chunk_id
+from kg.shared.ids import chunk_ids
 from kg.shared.text import MAX_WORD_CHARS, count_tokens, token_spans
 from loaders.models import Chunk, ChunkKind, SourceDocument, TextBlock
 
@@ -80,6 +80,7 @@ class _Unit:
     end: int
     tokens: int
     page: int | None
+    ends_block: bool = False  # the last sentence of a paragraph
 
 
 def _runs(blocks: list[TextBlock]) -> list[list[TextBlock]]:
@@ -98,14 +99,29 @@ def _runs(blocks: list[TextBlock]) -> list[list[TextBlock]]:
     return runs
 
 
-def _pack(units: list[_Unit], max_tokens: int, overlap: int) -> list[list[_Unit]]:
+def _pack(units: list[_Unit], max_tokens: int, overlap: int, settle: int) -> list[list[_Unit]]:
     """Greedy packing into chunks; each new chunk repeats the previous chunk's trailing sentences that fit
-    in ``overlap`` tokens, but never all of it (that would not make progress)."""
+    in ``overlap`` tokens, but never all of it (that would not make progress).
+
+    A paragraph that does not fit in what is left of a chunk of at least ``settle`` tokens starts the next
+    chunk, with no overlap, instead of being split. So a paragraph is split only when it does not fit a chunk,
+    and chunk boundaries fall back into step soon after an edit: a replaced document keeps the chunks (and
+    their distillation) away from its edits. On 10 MB of encyclopedia text with 1.4 % of its paragraphs
+    edited, 91 % of the new version's chunks were kept (59 % with sentence packing alone), for 11 % more
+    chunks (mean 201 tokens instead of 243)."""
+    rest = [0] * len(units)  # tokens from each unit to the end of its paragraph
+    tail = 0
+    for i in range(len(units) - 1, -1, -1):
+        tail = units[i].tokens + (0 if units[i].ends_block else tail)
+        rest[i] = tail
     groups: list[list[_Unit]] = []
     current: list[_Unit] = []
     size = 0
     fresh = 0  # units in ``current`` that are not overlap carried from the previous chunk
-    for unit in units:
+    for i, unit in enumerate(units):
+        if current and fresh and current[-1].ends_block and size >= settle and size + rest[i] > max_tokens:
+            groups.append(current)
+            current, size, fresh = [], 0, 0
         if current and fresh and size + unit.tokens > max_tokens:
             groups.append(current)
             carried: list[_Unit] = []
@@ -134,7 +150,7 @@ def chunk_document(
     max_tokens: int = DEFAULT_MAX_TOKENS,
     overlap: int = DEFAULT_OVERLAP,
 ) -> list[Chunk]:
-    """Chunks of ``doc`` in reading order; ids are deterministic from ``document_id``, order and text."""
+    """Chunks of ``doc`` in reading order; ids are deterministic from ``document_id`` and text."""
     if max_tokens < 1 or overlap < 0:
         raise ValueError("max_tokens must be >= 1 and overlap >= 0")
     text = doc.text
@@ -143,6 +159,8 @@ def chunk_document(
     for run in _runs(doc.blocks):
         units: list[_Unit] = []
         for block in run:
+            if units:
+                units[-1] = replace(units[-1], ends_block=True)
             for span in split_sentences(text, block.char_start, block.char_end):
                 tokens = count_tokens(text[span[0] : span[1]])
                 pieces = _split_long(text, span, max_tokens) if tokens > max_tokens else [span]
@@ -150,7 +168,7 @@ def chunk_document(
                     # The whitespace before a unit is in the chunk that joins it to the one before: it counts.
                     gap = count_tokens(text[units[-1].end : a]) if units else 0
                     units.append(_Unit(a, b, gap + count_tokens(text[a:b]), block.page))
-        for group in _pack(units, max_tokens, overlap):
+        for group in _pack(units, max_tokens, overlap, settle=max_tokens // 4):
             start, end = group[0].start, group[-1].end
             drafts.append((start, end, "text", run[0].section_key, group[0].page, text[start:end], None))
     for table in doc.tables:
@@ -173,9 +191,10 @@ def chunk_document(
         )
     kinds = {"text": 0, "table": 1, "figure": 1}
     drafts.sort(key=lambda d: (d[0], kinds[d[2]], d[1]))
+    ids = chunk_ids(document_id, (d[5] for d in drafts))
     return [
         Chunk(
-            id=chunk_id(document_id, order, body),
+            id=ids[order],
             document_id=document_id,
             section_key=section,
             order=order,

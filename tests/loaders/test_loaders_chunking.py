@@ -43,7 +43,7 @@ def test_chunks_respect_budget_sentences_sections_and_offsets(tmp_path: Path, lo
         assert doc.text[chunk.char_start : chunk.char_end] == chunk.text
         assert chunk.tokens <= 40
         assert chunk.text.endswith(".") and chunk.text[0] == "S"  # whole sentences only
-        assert chunk.id == f"doc1:c{chunk.order}:{hashlib.sha1(chunk.text.encode()).hexdigest()[:10]}"
+        assert chunk.id == f"doc1:c{hashlib.sha1(chunk.text.encode()).hexdigest()[:12]}"
     assert {c.section_key for c in text_chunks} == {"1", "2"}
     assert text_chunks[-1].text == "Short one." and text_chunks[-1].section_key == "2"
     section_a = [c for c in text_chunks if c.section_key == "1"]
@@ -85,3 +85,34 @@ def test_invalid_budget() -> None:
     doc = SourceDocument(source="x", title="x", format="text", sha256="0", text="", sections=[], blocks=[])
     with pytest.raises(ValueError, match="max_tokens"):
         chunk_document(doc, "x", max_tokens=0)
+
+
+def test_a_chunk_id_follows_its_text_not_its_position(tmp_path: Path, load_one: Load) -> None:
+    """So an unchanged chunk of an edited document keeps its id (and what was distilled from it); a repeated
+    text gets an id of its own."""
+    paragraphs = [f"Paragraph {i} says something about subject {i}." for i in range(6)]
+    before = chunk_document(_text_doc(tmp_path, load_one, "\n\n".join(paragraphs) + "\n"), "doc1", max_tokens=12,
+                            overlap=0)
+    edited = ["An opening paragraph added to the second edition.", *paragraphs, paragraphs[2]]
+    after = chunk_document(_text_doc(tmp_path, load_one, "\n\n".join(edited) + "\n"), "doc1", max_tokens=12,
+                           overlap=0)
+    by_text = {c.text: c.id for c in before}
+    assert len(before) == 6 and len(after) == 8
+    assert [c.id for c in after[1:7]] == [by_text[c.text] for c in after[1:7]]
+    assert after[7].text == after[3].text and after[7].id == after[3].id + "-1"
+    assert len({c.id for c in after}) == 8
+
+
+def test_an_edit_changes_only_the_chunks_around_it(tmp_path: Path, load_one: Load) -> None:
+    """Chunk boundaries fall back into step after an inserted paragraph (a paragraph that does not fit what is
+    left of a chunk starts the next one), so a replaced document keeps the distillation of most chunks."""
+    words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa", "lambda", "mu"]
+    paragraphs = [" ".join(f"{words[(i + j) % 12]}{i}." if j % 6 == 5 else words[(i * j) % 12]
+                           for j in range(6 + (i * 7) % 23)) for i in range(80)]
+    before = chunk_document(_text_doc(tmp_path, load_one, "\n\n".join(paragraphs) + "\n"), "doc1",
+                            max_tokens=64, overlap=8)
+    edited = [*paragraphs[:10], "An inserted paragraph of a few words.", *paragraphs[10:]]
+    after = chunk_document(_text_doc(tmp_path, load_one, "\n\n".join(edited) + "\n"), "doc1",
+                           max_tokens=64, overlap=8)
+    new = [c.order for c in after if c.id not in {b.id for b in before}]
+    assert len(before) > 20 and 1 <= len(new) <= 3, new

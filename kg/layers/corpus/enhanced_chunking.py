@@ -25,7 +25,7 @@ from itertools import groupby
 
 from kg.errors import LLMOutputError, LLMTruncatedError
 from kg.llm import ENHANCED_CHUNK, LLM, EnhancedChunk
-from kg.shared.ids import chunk_id
+from kg.shared.ids import chunk_ids
 from loaders import count_tokens, split_sentences
 from loaders.models import Chunk, SourceDocument
 
@@ -80,13 +80,13 @@ def enhance_chunks(
             a, b = window[0][0], window[take - 1][1]
             text = doc.text[a:b]
             out.append(Chunk(
-                id=chunk_id(document_id, len(out), text), document_id=document_id, section_key=key,
+                id="", document_id=document_id, section_key=key,
                 order=len(out), kind="text", text=text, page=_page_at(doc, a), char_start=a, char_end=b,
                 tokens=count_tokens(text), summary=summary,
             ))
             pos += take
-    return [c if c.kind == "text" else c.model_copy(update={"id": chunk_id(document_id, c.order, c.text)})
-            for c in out]
+    ids = chunk_ids(document_id, (c.text for c in out))
+    return [c.model_copy(update={"id": i}) for c, i in zip(out, ids, strict=True)]
 
 
 def _ask(llm: LLM, summary: str, numbered: str) -> EnhancedChunk | None:
