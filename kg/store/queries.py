@@ -113,6 +113,11 @@ class IdsRow(TypedDict):
     ids: list[str]
 
 
+class StoredChunkRow(TypedDict):
+    id: str
+    hidden: bool
+
+
 class DeletedRow(TypedDict):
     deleted: int
 
@@ -202,7 +207,10 @@ FIND_DOCUMENT = Query("graph/find_document", DocumentRow)
 FILE_DOCUMENTS = Query("graph/file_documents", DocumentRow)
 DOCUMENT_STATES = Query("graph/document_states", DocumentStateRow)
 SHARED_CANDIDATES = Query("graph/shared_candidates", IdsRow)
+CHUNKS_SHARED = Query("graph/chunks_shared", IdsRow)
 COUNT_CHUNKS = Query("graph/count_chunks", CountRow)
+STORED_CHUNKS = Query("graph/stored_chunks", StoredChunkRow)
+KEEP_CHUNKS = Query("graph/keep_chunks", CountRow)
 RETIRE_DOCUMENTS = Query("graph/retire_documents", RetiredRow)
 DELETE_OWNED_BATCH = Query("graph/delete_owned_batch", DeletedRow)
 """Template: ``DELETE_OWNED_BATCH.render(label=...)``."""

@@ -152,3 +152,62 @@ def test_a_large_document_is_replaced_and_deleted_in_batches(tmp_path: Path, kb:
     doc = document_id(str(path.resolve()))
     delete_documents(kb, [doc], batch=7, atomic_chunks=0)
     assert count(kb, "MATCH (n) WHERE NOT n:StrataMeta RETURN count(n) AS n") == 0
+
+
+def _edit(path: Path) -> None:
+    """A paragraph inserted at the top of a part, one reworded, one dropped: most chunks keep their text."""
+    lines = path.read_text("utf-8").split("\n")
+    part = lines.index("## Part 1")
+    lines.insert(part + 1, "Greta Lund audited the whole fleet in 2031 and found every log in order.\n")
+    lines[3] = lines[3].replace("The gearbox showed", "The gearbox still showed")
+    del lines[-8]
+    path.write_text("\n".join(lines), "utf-8")
+
+
+def _atoms(store: GraphStore) -> dict[str, list[str]]:
+    return {r["chunk"]: sorted(r["ids"]) for r in store.query(
+        "MATCH (a:Atom) RETURN a.chunk_id AS chunk, collect(elementId(a)) AS ids")}
+
+
+def test_a_large_documents_replacement_keeps_what_its_unchanged_chunks_were_distilled_into(tmp_path: Path,
+                                                                                          kb: GraphStore) -> None:
+    path = write_report(tmp_path / "log.md", 1)
+    build(kb, path, group=GROUP)
+    before = _atoms(kb)
+    _edit(path)
+    [entry] = ingestor(kb, GROUP).load([path]).files
+    ids = {r["id"] for r in kb.query("MATCH (c:Chunk) RETURN c.id AS id")}
+    kept = ids & before.keys()
+    assert entry.status == "replaced" and entry.kept_chunks == len(kept) and 0 < len(kept) < len(ids)
+    assert _atoms(kb) == {c: before[c] for c in kept}  # the same nodes, not written again
+    assert count(kb, "MATCH (c:Chunk) WHERE 'atoms' IN coalesce(c.distilled, []) RETURN count(c) AS n") == len(kept)
+    distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples"], batch_size=8)
+    replaced = fingerprint(kb)
+    kb.run_autocommit("meta/wipe")
+    ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
+    assert build(kb, path, group=GROUP) == replaced  # the graph a clean build of the edited file gives
+
+
+def test_an_interrupted_large_replacement_keeps_its_kept_chunks_for_the_next_load(tmp_path: Path,
+                                                                                  kb: GraphStore) -> None:
+    path = write_report(tmp_path / "log.md", 1)
+    build(kb, path, group=GROUP)
+    before = _atoms(kb)
+    _edit(path)
+    seen = itertools.count()
+    failing = FailingStore(kb, fail_on=lambda name: name == "graph/create_hidden_chunks" and next(seen) >= 2,
+                           times=None)
+    with pytest.raises(Exception, match="injected fault"):
+        ingestor(failing, GROUP).load([path])
+    assert count(kb, "MATCH (c:Chunk) RETURN count(c) AS n") == 0  # neither version shows
+    hidden = {r["id"] for r in kb.query("MATCH (c:HiddenChunk) RETURN c.id AS id")}
+    [entry] = ingestor(kb, GROUP).load([path]).files
+    ids = {r["id"] for r in kb.query("MATCH (c:Chunk) RETURN c.id AS id")}
+    assert hidden < ids and hidden - before.keys()  # kept chunks, and new ones the cut-short write made
+    assert entry.status == "replaced" and entry.kept_chunks == len(hidden)  # all kept by the next load
+    assert _atoms(kb) == {c: before[c] for c in ids & before.keys()}
+    distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples"], batch_size=8)
+    replaced = fingerprint(kb)
+    kb.run_autocommit("meta/wipe")
+    ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
+    assert build(kb, path, group=GROUP) == replaced

@@ -71,6 +71,9 @@ class FileReport:
     tables: int = 0
     figures: int = 0
     removed: int = 0
+    # Chunks of a replaced document whose text is unchanged: kept, with their atoms, facts and tags, so they are
+    # not distilled again (``chunks`` counts them too).
+    kept_chunks: int = 0
     seconds: float = 0.0
     # Why a file ended as it did when its status alone does not say (skipped; loaded by another run).
     note: str | None = None
@@ -219,6 +222,7 @@ class Ingestor:
             entry.chunks = sum(o.chunks for o in written)
             entry.tables = sum(o.tables for o in written)
             entry.figures = sum(o.figures for o in written)
+            entry.kept_chunks = sum(o.kept for o in written)
         entry.seconds = round(time.perf_counter() - started, 4)
         return entry
 

@@ -30,7 +30,9 @@ from kg.embeddings import Embedder
 from kg.errors import ConflictError, EmbeddingError, Neo4jError, Neo4jUnavailable
 from kg.layers.resource.documents import (
     ATOMIC_DELETE_CHUNKS,
+    DELETE_BATCH,
     await_fulltext,
+    clear_for_replacement,
     delete_documents,
     delete_in,
     document_props,
@@ -39,7 +41,7 @@ from kg.layers.resource.references import assign_mention_keys, mention_keys
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction, embedding_listed
 from kg.store.lucene import lookup_terms, name_query
-from kg.store.queries import COUNT_CHUNKS, DOCUMENT_STATES, REVEAL_CHUNKS
+from kg.store.queries import COUNT_CHUNKS, DOCUMENT_STATES, KEEP_CHUNKS, REVEAL_CHUNKS, STORED_CHUNKS
 from loaders.models import Chunk, Section, Sentence, SourceDocument
 
 __all__ = [
@@ -76,6 +78,8 @@ class WriteOutcome:
     figures: int = 0
     error: str | None = None
     note: str | None = None
+    # Chunks of a replaced document kept from its old version (same text), with what was distilled from them.
+    kept: int = 0
 
 
 # The outcome of a document another run wrote between this run's check and its commit (see ConflictError).
@@ -380,7 +384,7 @@ class DocumentWriter:
     def _commit(self, planned: _Planned) -> list[WriteOutcome]:
         docs, known, todo = planned.docs, planned.known, planned.todo
         outcomes = {d.id: WriteOutcome(d.id, "unchanged") for d in docs if known.get(d.id) == d.source.sha256}
-        replaced = [d.id for d in todo if d.id in known]
+        replaced = [d.id for d in todo if d.id in known]  # a staged document clears its old version itself
         if replaced and self.store.read(COUNT_CHUNKS, ids=replaced)[0]["count"] > ATOMIC_DELETE_CHUNKS:
             # An old version too large to delete in the transaction that writes the new one goes first (hidden
             # at once, then deleted in batches); the new one is reported as replaced.
@@ -425,8 +429,12 @@ class DocumentWriter:
         only two batches' vectors are held. Its sections' and its own centroids are then set at the reveal. An
         embedding failure fails the document as a write failure does: what was written of it is deleted."""
         size = self.batch_size
+        kept: list[str] = []
         if replaced:
-            delete_documents(self.store, [doc.id], batch=size, atomic_chunks=0)
+            stored = {r["id"] for r in self.store.read(STORED_CHUNKS, ids=[doc.id])}
+            new_ids = {c.id for c in doc.chunks}
+            kept = sorted(stored & new_ids)
+            clear_for_replacement(self.store, doc.id, kept, sorted(stored - new_ids), batch=DELETE_BATCH)
         # Chunk rows a batch at a time: all of a 75,000-chunk document's at once held about 130 MB more.
         rows = _rows([doc], with_chunks=False)
         flat = _flat(rows.documents)
@@ -487,7 +495,8 @@ class DocumentWriter:
 
         self.store.atomic(reveal)
         return WriteOutcome(doc.id, "replaced" if replaced else "loaded", sections=len(doc.source.sections),
-                            chunks=len(doc.chunks), tables=len(doc.source.tables), figures=len(doc.source.figures))
+                            chunks=len(doc.chunks), tables=len(doc.source.tables), figures=len(doc.source.figures),
+                            kept=len(kept))
 
     def _write_or_settle(self, docs: list[PreparedDocument], rows: _GroupRows,
                          known: dict[str, str]) -> dict[str, WriteOutcome]:
@@ -508,21 +517,33 @@ class DocumentWriter:
 
     def _write_group(self, docs: list[PreparedDocument], rows: _GroupRows,
                      known: dict[str, str]) -> dict[str, WriteOutcome]:
-        """One transaction."""
+        """One transaction. A replaced document's chunks whose text is unchanged (same id) are kept, with what
+        was distilled from them alone (:data:`~kg.layers.resource.documents.KEPT_LAYERS`): only its new
+        chunks are distilled again, so a one-paragraph edit of a long document costs a few chunks' calls."""
         size = self.batch_size
-        large = rows.large
         replaced = [d.id for d in docs if d.id in known]
+        new_ids = {c.id for d in docs if d.id in known for c in d.chunks}
+        kept_by_doc: dict[str, int] = {}
 
         def work(tx: Transaction) -> None:
+            # Hidden ones are left to delete_in: a large version's write cut short, deleted whole.
+            stored = {r["id"] for r in tx.run(STORED_CHUNKS, ids=replaced) if not r["hidden"]} if replaced else set()
+            kept = sorted(stored & new_ids)
             if replaced:
-                delete_in(tx, replaced)
-            created = tx.run_batches("graph/create_corpus", rows.corpus, batch_size=size, encode=on_wire)
+                delete_in(tx, replaced, keep=kept)
+            corpus, large, keep_rows = _without_kept(rows, set(kept))
+            created = tx.run_batches("graph/create_corpus", corpus, batch_size=size, encode=on_wire)
             for name, items in (("graph/create_documents", large.documents), ("graph/create_sections", large.sections),
                                 ("graph/create_chunks", large.chunks)):
                 created += tx.run_batches(name, items, batch_size=size, encode=on_wire)
-            if created != rows.expected:  # never commit half a document
+            if created != rows.expected - len(kept):  # never commit half a document
                 raise Neo4jError(
-                    f"the corpus statements created {created} of {rows.expected} nodes; nothing was written")
+                    f"the corpus statements created {created} of {rows.expected - len(kept)} nodes; "
+                    "nothing was written")
+            placed = sum(tx.run(KEEP_CHUNKS, rows=keep_rows[start:start + size])[0]["count"]
+                         for start in range(0, len(keep_rows), size))
+            if placed != len(kept):
+                raise Neo4jError(f"{placed} of the {len(kept)} unchanged chunks were kept; nothing was written")
             tx.run_batches("graph/link_sections", large.sections, batch_size=size)
             tx.run_batches("graph/link_next", large.next_links, batch_size=size)
             for name, items in (("graph/create_tables", rows.tables), ("graph/create_figures", rows.figures)):
@@ -530,17 +551,38 @@ class DocumentWriter:
                 if made != len(items):  # a row whose parent was not matched
                     raise Neo4jError(f"{name} created {made} of {len(items)} nodes; nothing was written")
             tx.run_batches("graph/link_references", rows.references, batch_size=size)
+            kept_set = set(kept)
+            kept_by_doc.clear()
+            kept_by_doc.update({d.id: sum(c.id in kept_set for c in d.chunks) for d in docs if d.id in known})
 
         self.store.atomic(work)
         return {
             d.id: WriteOutcome(
                 d.id, "replaced" if d.id in known else "loaded", sections=len(d.source.sections),
                 chunks=len(d.chunks), tables=len(d.source.tables), figures=len(d.source.figures),
+                kept=kept_by_doc.get(d.id, 0),
             )
             for d in docs
         }
 
 
+def _without_kept(rows: _GroupRows, kept: set[str]) -> tuple[list[dict[str, Any]], CorpusRows, list[dict[str, Any]]]:
+    """The group's statements when ``kept`` chunks are already stored: a document holding any is written label by
+    label (with the large ones), its kept chunks placed by ``graph/keep_chunks`` instead of created. Returns the
+    ``graph/create_corpus`` rows, the one-label rows (chunks to create only) and the kept chunks' rows."""
+    if not kept:
+        return rows.corpus, rows.large, []
+    holding = [r for r in rows.corpus if any(c["id"] in kept for c in r["chunks"])]
+    moving = {id(r) for r in holding}
+    moved = _flat(holding)
+    large = CorpusRows(
+        documents=rows.large.documents + moved.documents, sections=rows.large.sections + moved.sections,
+        chunks=[c for c in rows.large.chunks + moved.chunks if c["id"] not in kept],
+        next_links=rows.large.next_links + moved.next_links,
+    )
+    keep_rows = [{"id": c["id"], "section_id": c["section_id"], "props": c["props"]}
+                 for c in rows.large.chunks + moved.chunks if c["id"] in kept]
+    return [r for r in rows.corpus if id(r) not in moving], large, keep_rows
 
 
 def corpus_rows(docs: Sequence[PreparedDocument]) -> CorpusRows:

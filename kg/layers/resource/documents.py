@@ -19,6 +19,7 @@ import cypher
 from kg.layers.resource.references import choose_mention_key, mention_keys
 from kg.store.base import GraphStore, Query, Transaction
 from kg.store.queries import (
+    CHUNKS_SHARED,
     COUNT_CHUNKS,
     DELETE_HIDDEN_BATCH,
     DELETE_OWNED_BATCH,
@@ -30,8 +31,8 @@ from kg.store.queries import (
 from loaders.models import SourceDocument
 
 __all__ = [
-    "ATOMIC_DELETE_CHUNKS", "FUSION_LABELS", "OWNED_LABELS", "SHARED_LABELS", "await_fulltext", "delete_documents",
-    "delete_in", "document_props",
+    "ATOMIC_DELETE_CHUNKS", "DELETE_BATCH", "FUSION_LABELS", "KEPT_LAYERS", "OWNED_LABELS", "SHARED_LABELS",
+    "await_fulltext", "clear_for_replacement", "delete_documents", "delete_in", "document_props",
 ]
 
 # Labels whose nodes belong to exactly one document (they carry document_id).
@@ -39,6 +40,12 @@ OWNED_LABELS = ("Atom", "Fact", "Row", "FactItem", "Route", "Topic", "Figure", "
 # Shared labels, deleted only when nothing links to them any more.
 SHARED_LABELS = ("Entity", "Tag")
 FUSION_LABELS = ("SuperTopic", "SuperFact")
+# A replaced document's unchanged chunks keep what these distillation layers made of them: each of their nodes
+# and links belongs to one chunk and follows from its text alone. The others (tables, pseudograph) are built
+# over a document's parts or tables, so they run again on every chunk of the new version.
+KEPT_LAYERS = ("atoms", "triples", "tags")
+# Owned labels whose nodes a kept chunk keeps: itself and the nodes distilled from it alone (chunk_id).
+_KEPT_LABELS = ("Atom", "Fact", "Chunk")
 # Documents holding at most this many chunks in all are deleted in one transaction (with everything distilled
 # from them: about 20 nodes a chunk); larger ones in batches of DELETE_BATCH nodes.
 ATOMIC_DELETE_CHUNKS = 2000
@@ -84,10 +91,17 @@ def document_props(doc: SourceDocument, mention_key: str | None = None) -> dict[
     }
 
 
-def delete_in(tx: Transaction, ids: list[str]) -> None:
+def delete_in(tx: Transaction, ids: list[str], keep: list[str] | None = None) -> None:
+    """Delete the documents inside ``tx``, except the chunks ``keep`` (unchanged chunks of documents being
+    replaced in the same transaction), which keep their :data:`KEPT_LAYERS`."""
     shared = tx.run(SHARED_CANDIDATES, ids=ids)[0]["ids"] if ids else []
     for label in OWNED_LABELS:
-        tx.run_template("graph/delete_owned", label=label, ids=ids)
+        if keep and label in _KEPT_LABELS:
+            tx.run_template("graph/delete_owned_except", label=label, ids=ids, keep=keep)
+        else:
+            tx.run_template("graph/delete_owned", label=label, ids=ids)
+    if keep:
+        tx.run("graph/reset_kept_chunks", ids=keep, carried=list(KEPT_LAYERS))
     tx.run(DELETE_HIDDEN_BATCH, ids=ids, limit=_EVERY)
     tx.run("graph/delete_documents", ids=ids)
     for label in SHARED_LABELS:
@@ -126,6 +140,42 @@ def _delete_in_batches(store: GraphStore, ids: list[str], batch: int) -> None:
     for label in OWNED_LABELS:
         _until_none(store, DELETE_OWNED_BATCH.render(label=label), ids=ids, limit=batch)
     _until_none(store, DELETE_HIDDEN_BATCH, ids=ids, limit=batch)
+    _sweep(store, shared, batch, resumed=resumed)
+    store.write("graph/delete_documents", ids=ids)
+
+
+def clear_for_replacement(store: GraphStore, doc_id: str, keep: list[str], removed: list[str], *,
+                          batch: int = DELETE_BATCH) -> None:
+    """Clear a large document for its new version, written hidden in several transactions after this, except its
+    chunks ``keep`` (same text in both versions) and what was distilled from them alone. The first transaction
+    marks it ``loading``, resets the kept chunks (graph/reset_kept_chunks) and hides every chunk, so retrieval
+    stops seeing the old version at once and an interruption leaves it to be written again, its kept chunks
+    still kept; then its ``removed`` chunks go with their atoms and facts, and the rest it owns label by label,
+    at most ``batch`` nodes a transaction, the shared nodes left orphaned and the document node last."""
+    ids = [doc_id]
+    per_chunk = max(1, batch // 50)  # a chunk's atoms and facts: a few dozen nodes
+    shared = sorted({x for start in range(0, len(removed), per_chunk)
+                     for x in store.read(CHUNKS_SHARED, ids=removed[start:start + per_chunk])[0]["ids"]})
+
+    def retire(tx: Transaction) -> None:
+        tx.run("graph/mark_loading", ids=ids)
+        for start in range(0, len(keep), batch):
+            tx.run("graph/reset_kept_chunks", ids=keep[start:start + batch], carried=list(KEPT_LAYERS))
+        tx.run("graph/hide_chunks", ids=ids)
+
+    store.atomic(retire)
+    for start in range(0, len(removed), per_chunk):
+        store.write("graph/delete_removed_chunks", ids=removed[start:start + per_chunk])
+    for label in OWNED_LABELS:
+        if label not in _KEPT_LABELS:
+            _until_none(store, DELETE_OWNED_BATCH.render(label=label), ids=ids, limit=batch)
+    _sweep(store, shared, batch, resumed=False)
+    store.write("graph/delete_documents", ids=ids)
+
+
+def _sweep(store: GraphStore, shared: list[str], batch: int, *, resumed: bool) -> None:
+    """The shared nodes among ``shared`` that nothing links to any more (all orphans when ``resumed``), the
+    aliases of those left, and the fusion nodes left without members."""
     for label in SHARED_LABELS:
         for start in range(0, len(shared), batch):
             store.query(cypher.render("graph/delete_orphans", label=label), routing=RoutingControl.WRITE,
@@ -136,7 +186,6 @@ def _delete_in_batches(store: GraphStore, ids: list[str], batch: int) -> None:
         store.write("graph/refresh_aliases", ids=shared[start:start + batch])
     for label in FUSION_LABELS:
         store.query(cypher.render("graph/delete_empty_fusion", label=label), routing=RoutingControl.WRITE)
-    store.write("graph/delete_documents", ids=ids)
 
 
 def _until_none(store: GraphStore, query: Query[DeletedRow], **params: Any) -> None:

@@ -1,0 +1,18 @@
+// A replaced document's kept chunks (visible, or hidden by a replacement in several transactions): their links
+// in the old version's reading order go (the new version's are written with it), and of their distillation
+// marks only the layers in $carried stay. The other layers are distilled over a document's parts or its
+// tables, which the new version changes, so they run again.
+UNWIND $ids AS id
+CALL (id) {
+  MATCH (c:Chunk {id: id})
+  RETURN c
+  UNION
+  MATCH (c:HiddenChunk {id: id})
+  RETURN c
+}
+CALL (c) {
+  MATCH (c)-[r:NEXT]->()
+  DELETE r
+}
+SET c.distilled = [x IN coalesce(c.distilled, []) WHERE x IN $carried],
+    c.distill_failed = [x IN coalesce(c.distill_failed, []) WHERE x IN $carried]
