@@ -49,7 +49,7 @@ def ingestor(store: GraphStore, group: int) -> Ingestor:
 def build(store: GraphStore, path: Path, group: int) -> dict[str, Any]:
     report = ingestor(store, group).load([path])
     assert report.failed == 0, report.files
-    distill(store, EMBEDDER, OfflineLLM(), layers=["atoms", "triples"], batch_size=8)
+    distill(store, EMBEDDER, OfflineLLM(), layers=["atoms", "triples", "tables"], batch_size=8)
     return fingerprint(store)
 
 
@@ -181,7 +181,7 @@ def test_a_large_documents_replacement_keeps_what_its_unchanged_chunks_were_dist
     assert entry.status == "replaced" and entry.kept_chunks == len(kept) and 0 < len(kept) < len(ids)
     assert _atoms(kb) == {c: before[c] for c in kept}  # the same nodes, not written again
     assert count(kb, "MATCH (c:Chunk) WHERE 'atoms' IN coalesce(c.distilled, []) RETURN count(c) AS n") == len(kept)
-    distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples"], batch_size=8)
+    distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples", "tables"], batch_size=8)
     replaced = fingerprint(kb)
     kb.run_autocommit("meta/wipe")
     ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
@@ -206,7 +206,7 @@ def test_an_interrupted_large_replacement_keeps_its_kept_chunks_for_the_next_loa
     assert hidden < ids and hidden - before.keys()  # kept chunks, and new ones the cut-short write made
     assert entry.status == "replaced" and entry.kept_chunks == len(hidden)  # all kept by the next load
     assert _atoms(kb) == {c: before[c] for c in ids & before.keys()}
-    distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples"], batch_size=8)
+    distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples", "tables"], batch_size=8)
     replaced = fingerprint(kb)
     kb.run_autocommit("meta/wipe")
     ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)

@@ -17,7 +17,7 @@ from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 
 EMBEDDER = HashingEmbedder(dimensions=64)
-LAYERS = ["atoms", "triples", "pseudograph"]
+LAYERS = ["atoms", "triples", "tables", "pseudograph"]
 CITIES = ["Zurich", "Geneva", "Basel", "Lausanne", "Bern", "Lucerne", "Lugano", "Winterthur", "St. Gallen", "Thun"]
 
 
@@ -45,10 +45,13 @@ def distilled(store: GraphStore, did: str) -> dict[str, object]:
         "COLLECT { MATCH (c)<-[:ATOM_OF]-(a:Atom) RETURN a.text ORDER BY a.text } AS atoms, "
         "COLLECT { MATCH (c)<-[:FACT_OF]-(f:Fact)-[:SUBJECT]->(h), (f)-[:OBJECT]->(t) "
         "          RETURN f.relation + '|' + h.name + '|' + t.name AS x ORDER BY x } AS facts, "
+        "COLLECT { MATCH (c)-[:HAS_ROW]->(r:Row) RETURN r.kind + ':' + reduce(s = '', x IN r.cells | s + x + ';') "
+        "          AS x ORDER BY x } AS rows, "
         "COLLECT { MATCH (c)-[:NEXT]->(n:Chunk) RETURN n.order } AS next ORDER BY order", d=did)
     counts = store.query(
         "RETURN COUNT { (:Atom {document_id: $d}) } AS atoms, COUNT { (:Fact {document_id: $d}) } AS facts, "
         "COUNT { (:FactItem {document_id: $d}) } AS items, COUNT { (:Topic {document_id: $d}) } AS topics, "
+        "COUNT { (:Row {document_id: $d})-[:ROW_OF]->(:Table) } AS table_rows, "
         "COUNT { (a:Atom {document_id: $d}) WHERE NOT (a)-[:ATOM_OF]->(:Chunk) } AS loose_atoms, "
         "COUNT { (c:Chunk {document_id: $d}) WHERE COUNT { (c)<-[:HAS_CHUNK]-() } <> 1 } AS misplaced", d=did)[0]
     return {"chunks": [{**c, "marks": sorted(c["marks"])} for c in chunks], **counts}
@@ -58,6 +61,7 @@ def test_a_replaced_document_keeps_the_distillation_of_its_unchanged_chunks(
         tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
     path = tmp_path / "museums.md"
     paragraphs = [paragraph(n, city) for n, city in enumerate(CITIES)]
+    paragraphs.insert(5, "| museum | engines |\n|---|---|\n| Zurich | 3 |\n| Geneva | 4 |")
     path.write_text("\n\n".join(paragraphs) + "\n", "utf-8")
     did = document_id(str(path))
     ingestor.load([path])
@@ -68,8 +72,9 @@ def test_a_replaced_document_keeps_the_distillation_of_its_unchanged_chunks(
 
     # A paragraph inserted first, one edited, one dropped.
     edited = [paragraph(42, "Chur"), *paragraphs]
-    edited[4] = edited[4].replace("locomotives", "steam engines")
-    del edited[8]
+    lausanne = edited.index(paragraph(3, "Lausanne"))
+    edited[lausanne] = edited[lausanne].replace("locomotives", "steam engines")
+    edited.remove(paragraph(7, "Winterthur"))
     path.write_text("\n\n".join(edited) + "\n", "utf-8")
     report = ingestor.load([path])
     new_ids = chunk_ids(store, did)
@@ -82,9 +87,12 @@ def test_a_replaced_document_keeps_the_distillation_of_its_unchanged_chunks(
     atoms_now = {r["chunk"]: r["ids"] for r in store.query(
         "MATCH (a:Atom {document_id: $d}) RETURN a.chunk_id AS chunk, collect(elementId(a)) AS ids", d=did)}
     assert atoms_now == {c: atoms_before[c] for c in unchanged}
-    marks = {r["id"]: sorted(r["marks"]) for r in store.query(
-        "MATCH (c:Chunk {document_id: $d}) RETURN c.id AS id, coalesce(c.distilled, []) AS marks", d=did)}
-    assert marks == {c: ["atoms", "triples"] if c in unchanged else [] for c in new_ids}
+    marks = {(r["id"], r["kind"]): sorted(r["marks"]) for r in store.query(
+        "MATCH (c:Chunk {document_id: $d}) RETURN c.id AS id, c.kind AS kind, coalesce(c.distilled, []) AS marks",
+        d=did)}
+    kept_marks = {"text": ["atoms", "tables", "triples"], "table": ["atoms", "triples"]}  # a table's rows: anew
+    assert marks == {(c, kind): kept_marks[kind] if c in unchanged else [] for c, kind in marks}
+    assert {kind for c, kind in marks if c in unchanged} == {"text", "table"}
     assert store.query("RETURN COUNT { (:FactItem {document_id: $d}) } AS n", d=did)[0]["n"] == 0
     assert not store.query("MATCH (f:Fact {document_id: $d}) WHERE f.text CONTAINS 'Winterthur' RETURN f", d=did)
 
@@ -98,4 +106,5 @@ def test_a_replaced_document_keeps_the_distillation_of_its_unchanged_chunks(
     fresh = distilled(store, did)
     assert replaced == fresh
     assert fresh["loose_atoms"] == fresh["misplaced"] == 0 and fresh["items"] and fresh["topics"]
+    assert fresh["table_rows"] == 2 and any(r.startswith("relation:") for c in fresh["chunks"] for r in c["rows"])
     assert Counter(len(c["next"]) for c in fresh["chunks"]) == {1: len(new_ids) - 1, 0: 1}

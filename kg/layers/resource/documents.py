@@ -41,11 +41,12 @@ OWNED_LABELS = ("Atom", "Fact", "Row", "FactItem", "Route", "Topic", "Figure", "
 SHARED_LABELS = ("Entity", "Tag")
 FUSION_LABELS = ("SuperTopic", "SuperFact")
 # A replaced document's unchanged chunks keep what these distillation layers made of them: each of their nodes
-# and links belongs to one chunk and follows from its text alone. The others (tables, pseudograph) are built
-# over a document's parts or tables, so they run again on every chunk of the new version.
-KEPT_LAYERS = ("atoms", "triples", "tags")
+# and links belongs to one chunk and follows from its text alone (a table's rows excepted: they hang off the
+# table, written anew; graph/reset_kept_chunks). The pseudo-graph is built over a document's parts, so it runs
+# again on every chunk of the new version.
+KEPT_LAYERS = ("atoms", "triples", "tags", "tables")
 # Owned labels whose nodes a kept chunk keeps: itself and the nodes distilled from it alone (chunk_id).
-_KEPT_LABELS = ("Atom", "Fact", "Chunk")
+_KEPT_LABELS = ("Atom", "Fact", "Row", "Chunk")
 # Documents holding at most this many chunks in all are deleted in one transaction (with everything distilled
 # from them: about 20 nodes a chunk); larger ones in batches of DELETE_BATCH nodes.
 ATOMIC_DELETE_CHUNKS = 2000
@@ -150,10 +151,10 @@ def clear_for_replacement(store: GraphStore, doc_id: str, keep: list[str], remov
     chunks ``keep`` (same text in both versions) and what was distilled from them alone. The first transaction
     marks it ``loading``, resets the kept chunks (graph/reset_kept_chunks) and hides every chunk, so retrieval
     stops seeing the old version at once and an interruption leaves it to be written again, its kept chunks
-    still kept; then its ``removed`` chunks go with their atoms and facts, and the rest it owns label by label,
+    still kept; then its ``removed`` chunks go with their atoms, facts and rows, and the rest it owns label by label,
     at most ``batch`` nodes a transaction, the shared nodes left orphaned and the document node last."""
     ids = [doc_id]
-    per_chunk = max(1, batch // 50)  # a chunk's atoms and facts: a few dozen nodes
+    per_chunk = max(1, batch // 100)  # a chunk's atoms, facts and rows: up to about a hundred nodes
     shared = sorted({x for start in range(0, len(removed), per_chunk)
                      for x in store.read(CHUNKS_SHARED, ids=removed[start:start + per_chunk])[0]["ids"]})
 
