@@ -169,18 +169,16 @@ def _atoms(store: GraphStore) -> dict[str, list[str]]:
         "MATCH (a:Atom) RETURN a.chunk_id AS chunk, collect(elementId(a)) AS ids")}
 
 
-def test_a_large_documents_replacement_keeps_what_its_unchanged_chunks_were_distilled_into(tmp_path: Path,
-                                                                                          kb: GraphStore) -> None:
+def _built_then_edited(kb: GraphStore, tmp_path: Path) -> tuple[Path, dict[str, list[str]]]:
+    """A large document loaded and distilled, then edited on disk; with the atoms it had, by chunk."""
     path = write_report(tmp_path / "log.md", 1)
     build(kb, path, group=GROUP)
     before = _atoms(kb)
     _edit(path)
-    [entry] = ingestor(kb, GROUP).load([path]).files
-    ids = {r["id"] for r in kb.query("MATCH (c:Chunk) RETURN c.id AS id")}
-    kept = ids & before.keys()
-    assert entry.status == "replaced" and entry.kept_chunks == len(kept) and 0 < len(kept) < len(ids)
-    assert _atoms(kb) == {c: before[c] for c in kept}  # the same nodes, not written again
-    assert count(kb, "MATCH (c:Chunk) WHERE 'atoms' IN coalesce(c.distilled, []) RETURN count(c) AS n") == len(kept)
+    return path, before
+
+
+def _assert_distils_to_a_clean_build(kb: GraphStore, path: Path) -> None:
     distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples", "tables"], batch_size=8)
     replaced = fingerprint(kb)
     kb.run_autocommit("meta/wipe")
@@ -188,12 +186,21 @@ def test_a_large_documents_replacement_keeps_what_its_unchanged_chunks_were_dist
     assert build(kb, path, group=GROUP) == replaced  # the graph a clean build of the edited file gives
 
 
+def test_a_large_documents_replacement_keeps_what_its_unchanged_chunks_were_distilled_into(tmp_path: Path,
+                                                                                          kb: GraphStore) -> None:
+    path, before = _built_then_edited(kb, tmp_path)
+    [entry] = ingestor(kb, GROUP).load([path]).files
+    ids = {r["id"] for r in kb.query("MATCH (c:Chunk) RETURN c.id AS id")}
+    kept = ids & before.keys()
+    assert entry.status == "replaced" and entry.kept_chunks == len(kept) and 0 < len(kept) < len(ids)
+    assert _atoms(kb) == {c: before[c] for c in kept}  # the same nodes, not written again
+    assert count(kb, "MATCH (c:Chunk) WHERE 'atoms' IN coalesce(c.distilled, []) RETURN count(c) AS n") == len(kept)
+    _assert_distils_to_a_clean_build(kb, path)
+
+
 def test_an_interrupted_large_replacement_keeps_its_kept_chunks_for_the_next_load(tmp_path: Path,
                                                                                   kb: GraphStore) -> None:
-    path = write_report(tmp_path / "log.md", 1)
-    build(kb, path, group=GROUP)
-    before = _atoms(kb)
-    _edit(path)
+    path, before = _built_then_edited(kb, tmp_path)
     seen = itertools.count()
     failing = FailingStore(kb, fail_on=lambda name: name == "graph/create_hidden_chunks" and next(seen) >= 2,
                            times=None)
@@ -206,8 +213,4 @@ def test_an_interrupted_large_replacement_keeps_its_kept_chunks_for_the_next_loa
     assert hidden < ids and hidden - before.keys()  # kept chunks, and new ones the cut-short write made
     assert entry.status == "replaced" and entry.kept_chunks == len(hidden)  # all kept by the next load
     assert _atoms(kb) == {c: before[c] for c in ids & before.keys()}
-    distill(kb, EMBEDDER, OfflineLLM(), layers=["atoms", "triples", "tables"], batch_size=8)
-    replaced = fingerprint(kb)
-    kb.run_autocommit("meta/wipe")
-    ensure_schema(kb, EMBEDDER.name, EMBEDDER.dimensions)
-    assert build(kb, path, group=GROUP) == replaced
+    _assert_distils_to_a_clean_build(kb, path)
