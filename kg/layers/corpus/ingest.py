@@ -71,8 +71,8 @@ class FileReport:
     tables: int = 0
     figures: int = 0
     removed: int = 0
-    # Chunks of a replaced document whose text is unchanged: kept, with their atoms, facts and tags, so they are
-    # not distilled again (``chunks`` counts them too).
+    # Chunks of a replaced document whose text is unchanged: kept with what was distilled from them alone
+    # (KEPT_LAYERS), so they are not distilled again (``chunks`` counts them too).
     kept_chunks: int = 0
     seconds: float = 0.0
     # Why a file ended as it did when its status alone does not say (skipped; loaded by another run).

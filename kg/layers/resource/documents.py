@@ -154,9 +154,9 @@ def clear_for_replacement(store: GraphStore, doc_id: str, keep: list[str], remov
     still kept; then its ``removed`` chunks go with their atoms, facts and rows, and the rest it owns label by label,
     at most ``batch`` nodes a transaction, the shared nodes left orphaned and the document node last."""
     ids = [doc_id]
-    per_chunk = max(1, batch // 100)  # a chunk's atoms, facts and rows: up to about a hundred nodes
-    shared = sorted({x for start in range(0, len(removed), per_chunk)
-                     for x in store.read(CHUNKS_SHARED, ids=removed[start:start + per_chunk])[0]["ids"]})
+    chunks_a_write = max(1, batch // 100)  # with a chunk go its atoms, facts and rows: up to about a hundred nodes
+    shared = sorted({x for start in range(0, len(removed), chunks_a_write)
+                     for x in store.read(CHUNKS_SHARED, ids=removed[start:start + chunks_a_write])[0]["ids"]})
 
     def retire(tx: Transaction) -> None:
         tx.run("graph/mark_loading", ids=ids)
@@ -165,8 +165,8 @@ def clear_for_replacement(store: GraphStore, doc_id: str, keep: list[str], remov
         tx.run("graph/hide_chunks", ids=ids)
 
     store.atomic(retire)
-    for start in range(0, len(removed), per_chunk):
-        store.write("graph/delete_removed_chunks", ids=removed[start:start + per_chunk])
+    for start in range(0, len(removed), chunks_a_write):
+        store.write("graph/delete_removed_chunks", ids=removed[start:start + chunks_a_write])
     for label in OWNED_LABELS:
         if label not in _KEPT_LABELS:
             _until_none(store, DELETE_OWNED_BATCH.render(label=label), ids=ids, limit=batch)
