@@ -104,6 +104,24 @@ def test_delete_by_a_path_relative_to_the_current_folder(neo4j_server: TestServe
     assert again.exit_code != 0 and "no document with id or source 'history.md'" in str(again.exception)
 
 
+def test_the_load_table_shows_the_chunks_a_replacement_kept(neo4j_server: TestServer, store: GraphStore,
+                                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    env = server_env(neo4j_server, tmp_path / "home")
+    paragraphs = [" ".join(f"Turbine {n} at Kestrel Ridge was serviced in week {week}: its gearbox oil was sampled "
+                           f"and its blades were inspected for erosion." for week in range(12)) for n in range(10)]
+    source = tmp_path / "log.md"
+    source.write_text("# Log\n\n" + "\n\n".join(paragraphs) + "\n", "utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert runner.invoke(app, ["load", "log.md", "--distill", "none"], env=env).exit_code == 0
+    source.write_text("# Log\n\n" + "\n\n".join([*paragraphs, "Turbine 8 was added in May."]) + "\n", "utf-8")
+    replaced = runner.invoke(app, ["load", "log.md", "--distill", "none", "--json", str(tmp_path / "r.json")], env=env)
+    assert replaced.exit_code == 0, cli_output(replaced)
+    kept = json.loads((tmp_path / "r.json").read_text("utf-8"))["files"][0]["kept_chunks"]
+    header, row = (line for line in replaced.output.splitlines() if "┃ chunks" in line or "│ log.md" in line)
+    cells = dict(zip((c.strip() for c in header.split("┃")), (c.strip() for c in row.split("│")), strict=True))
+    assert kept > 0 and cells["kept"] == str(kept) and int(cells["chunks"]) > kept
+
+
 def test_delete_a_qa_corpus_file_deletes_its_passages(neo4j_server: TestServer, store: GraphStore,
                                                      tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env = server_env(neo4j_server, tmp_path / "home")

@@ -134,10 +134,11 @@ def load(
         data["distill"] = distilled.to_json()
     if report_path is not None:
         write_json(report_path, data)
-    table = Table("file", "status", "docs", "chunks", "tables", "figures", "s", title="strata load")
+    # "kept": chunks of a replaced document whose text did not change, kept with what was distilled from them.
+    table = Table("file", "status", "docs", "chunks", "kept", "tables", "figures", "s", title="strata load")
     for f in report.files:
-        table.add_row(Path(f.path).name, f.status, str(f.documents), str(f.chunks), str(f.tables),
-                      str(f.figures), f"{f.seconds:.2f}")
+        table.add_row(Path(f.path).name, f.status, str(f.documents), str(f.chunks), str(f.kept_chunks),
+                      str(f.tables), str(f.figures), f"{f.seconds:.2f}")
     console.print(table)
     for f in report.files:
         if f.error:
