@@ -1,7 +1,10 @@
 // ppr (HippoRAG 2, adapted): the seeds of the personalised PageRank, each with its raw score; the weights are
-// set in kg.retrieval.methods.ppr. Four kinds:
+// set in kg.retrieval.methods.ppr. Five kinds:
 //   fact     the subject and object entities of the $fact_candidates facts nearest the query (fact_embedding;
 //            HippoRAG 2's query-to-triple matching, without its LLM filter), via the fact;
+//   statement the entities that the $fact_candidates atoms nearest the query name (atom_embedding; a name the
+//            atom's chunk used for the entity, found in the atom's text), via the atom: the same match against
+//            propositions, for the co-occurrences offline extraction leaves out of fact_embedding;
 //   name     entities whose name or an alias occurs verbatim in $question (entity_names full-text);
 //   dense    the $passage_candidates chunks nearest the query (chunk_embedding);
 //   lexical  the $passage_candidates best Lucene (BM25) chunks for $query (skipped when $query is '').
@@ -18,6 +21,13 @@ CALL () {
   RETURN 'fact' AS kind, e.id AS id, e.name AS name, 2 * vector.similarity.cosine(f.embedding, v) - 1 AS score,
          coalesce(f.text, f.head + ' ' + f.relation + ' ' + f.tail) AS via, f.id AS via_id,
          COUNT { (e)<-[:MENTIONS]-() } AS chunks
+  UNION ALL
+  UNWIND CASE WHEN $vector IS NULL THEN [] ELSE [$vector] END AS v
+  CALL db.index.vector.queryNodes('atom_embedding', $fact_candidates, v) YIELD node AS a
+  MATCH (a)-[:ATOM_OF]->(:Chunk)-[m:MENTIONS]->(e:Entity)
+  WHERE any(n IN coalesce(m.names, [e.name]) WHERE a.text CONTAINS n)
+  RETURN 'statement' AS kind, e.id AS id, e.name AS name, 2 * vector.similarity.cosine(a.embedding, v) - 1 AS score,
+         a.text AS via, a.id AS via_id, COUNT { (e)<-[:MENTIONS]-() } AS chunks
   UNION ALL
   UNWIND CASE WHEN $query = '' THEN [] ELSE [$query] END AS q
   CALL db.index.fulltext.queryNodes('entity_names', q, {limit: $entity_candidates}) YIELD node AS e

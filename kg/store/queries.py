@@ -350,7 +350,7 @@ PGRAG_SUBTREE = Query("retrieval/pgrag_subtree", SubtreeRow)
 
 
 class PPRSeedRow(TypedDict):
-    kind: Literal["fact", "name", "dense", "lexical"]
+    kind: Literal["fact", "statement", "name", "dense", "lexical"]
     id: str
     name: str | None
     score: float

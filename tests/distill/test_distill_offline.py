@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kg.layers.distilled import distill
+from kg.layers.distilled.models import CO_OCCURRENCE
 from kg.layers.resource.documents import delete_documents
 from kg.llm import OfflineLLM
 from kg.store.base import GraphStore
@@ -35,6 +36,11 @@ def test_offline_default_layers_on_hotpotqa(kb: GraphStore, hotpot: list[str]) -
     atoms = count(kb, "MATCH (a:Atom {kind: 'statement', source: 'offline'})-[:ATOM_OF]->(:Chunk) RETURN count(a) AS n")
     assert atoms == count(kb, "MATCH (a:Atom) RETURN count(a) AS n") > chunks
     assert count(kb, "MATCH (f:Fact {source: 'offline'})-[:FACT_OF]->(:Chunk) RETURN count(f) AS n") > chunks
+    # A fact with a relation phrase has a vector (the fact index's), a bare co-occurrence none.
+    vectors = {r["related"]: (r["with"], r["without"]) for r in kb.query(
+        "MATCH (f:Fact) RETURN f.relation <> $co AS related, count(f.embedding) AS with, "
+        "count(*) - count(f.embedding) AS without", co=CO_OCCURRENCE)}
+    assert vectors[True][0] > 0 == vectors[True][1] and vectors[False][0] == 0 < vectors[False][1]
     assert count(kb, "MATCH (e:Entity {source: 'offline'}) RETURN count(e) AS n") > 100
     # Entities shared across passages link them (the point of the triples layer offline).
     assert count(kb, "MATCH (e:Entity) WHERE COUNT { (e)<-[:MENTIONS]-() } > 1 RETURN count(e) AS n") > 10

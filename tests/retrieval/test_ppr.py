@@ -31,7 +31,7 @@ from kg.store.queries import PPR_GRAPHS, PPREdgesRow, PPRSeedRow
 from tests.conftest import TestServer
 from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus, load_passages
 
-Kind = Literal["fact", "name", "dense", "lexical"]
+Kind = Literal["fact", "statement", "name", "dense", "lexical"]
 
 
 def _row(kind: Kind, id: str, score: float, *, via_id: str | None = None, chunks: int = 1) -> PPRSeedRow:
@@ -43,17 +43,19 @@ def test_seed_weights_follow_hipporag2() -> None:
     rows = [
         _row("fact", "e:a", 0.9, via_id="f1", chunks=2), _row("fact", "e:b", 0.9, via_id="f1", chunks=1),
         _row("fact", "e:b", 0.5, via_id="f2", chunks=1), _row("fact", "e:c", 0.5, via_id="f2", chunks=4),
-        _row("fact", "e:d", 0.1, via_id="f3"), _row("fact", "e:e", 0.1, via_id="f3"),
+        _row("fact", "e:d", 0.1, via_id="f3"), _row("statement", "e:e", 0.1, via_id="a1"),
+        _row("statement", "e:s", 0.7, via_id="a2", chunks=2),
         _row("name", "e:n", 1.0, chunks=5),
         _row("dense", "c1", 0.8), _row("dense", "c2", 0.6), _row("dense", "c3", 0.4),
         _row("lexical", "c3", 12.0), _row("lexical", "c4", 6.0),
     ]
-    seeds = seed_weights(rows, fact_seeds=2, passage_weight=0.05)
-    # Facts min-max normalised (f1 1.0, f2 0.5); only the top 2 facts seed; an entity takes the mean of its facts'
-    # scores over the number of chunks that mention it.
+    seeds = seed_weights(rows, fact_seeds=3, passage_weight=0.05)
+    # Facts and statements (atoms) are one pool, min-max normalised (f1 1.0, a2 0.75, f2 0.5); only the top 3
+    # seed; an entity takes the mean of its propositions' scores over the number of chunks that mention it.
     assert {e: round(s.weight, 6) for e, s in seeds.entities.items()} == {
-        "e:a": 0.5, "e:b": 0.75, "e:c": 0.125, "e:n": 0.2}
-    assert "e:d" not in seeds.entities
+        "e:a": 0.5, "e:b": 0.75, "e:c": 0.125, "e:s": 0.375, "e:n": 0.2}
+    assert "e:d" not in seeds.entities and "e:e" not in seeds.entities
+    assert seeds.entities["e:s"].why == "statement 'a2' > e:s"
     # Passages: min-max normalised per path, times 0.05; the larger of dense and lexical.
     assert {c: round(s.weight, 6) for c, s in seeds.chunks.items()} == {"c1": 0.05, "c2": 0.025, "c3": 0.05}
     assert seeds.entities["e:b"].why.startswith("fact 'f1'")
@@ -190,6 +192,19 @@ def test_ppr_reaches_the_second_hop_and_explains_it(distilled: Corpus, engine: s
     assert "seed:" in why and "Newburgh" in why
     assert all(h.score > 0 for h in hits)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+def test_the_atoms_nearest_the_question_seed_the_entities_they_name(distilled: Corpus) -> None:
+    retriever = PPRRetriever(distilled.store, EMBEDDER)
+    question = "Where was Timothy Shay Arthur born?"
+    rows = retriever._read_seeds(EMBEDDER.embed([question])[0], question)[0]["seeds"]
+    statements = [r for r in rows if r["kind"] == "statement"]
+    # An entity the atom's chunk mentions, under a name the atom's text holds (the fixture's mentions keep no
+    # names, so the entity's own), scored by the atom's cosine to the question.
+    assert statements and all(r["name"] and r["name"] in (r["via"] or "") for r in statements)
+    assert "Timothy Shay Arthur" in {r["name"] for r in statements}
+    atoms = {r["id"]: r["text"] for r in distilled.store.query("MATCH (a:Atom) RETURN a.id AS id, a.text AS text")}
+    assert all(atoms[r["via_id"] or ""] == r["via"] for r in statements)
 
 
 def test_auto_runs_in_memory_up_to_memory_nodes(distilled: Corpus) -> None:

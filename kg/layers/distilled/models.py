@@ -12,6 +12,7 @@ from kg.llm.accounting import LLMReport
 
 __all__ = [
     "ALL_LAYERS",
+    "CO_OCCURRENCE",
     "DISTILL_BATCH_CHARS",
     "DISTILL_BATCH_CHUNKS",
     "ChunkExtraction",
@@ -49,6 +50,10 @@ class ChunkRecord:
     title: str
     order: int
     summary: str = ""  # enhanced chunking's forward summary: whom the chunk's pronouns and references name
+
+
+# The relation of two entities that share a sentence and nothing more telling between them (offline extraction).
+CO_OCCURRENCE = "co_occurs_with"
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ import spacy
 from spacy.language import Language
 from spacy.matcher import Matcher
 
-from kg.layers.distilled.models import ChunkExtraction, ExtractedTriple
+from kg.layers.distilled.models import CO_OCCURRENCE, ChunkExtraction, ExtractedTriple
 from kg.layers.distilled.text import STOPWORDS, sentences
 from kg.shared.text import is_cjk
 
@@ -165,7 +165,7 @@ class OfflineExtractor:
                     if head.name == tail.name:
                         continue
                     gap = sentence[head.end:tail.start].strip(" ,")
-                    relation = "co_occurs_with"
+                    relation = CO_OCCURRENCE
                     if _VERB_GAP.match(gap) and any(w not in STOPWORDS for w in gap.split()):
                         relation = gap.replace(" ", "_")
                     extraction.triples.append(ExtractedTriple(

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from kg.layers.distilled.base import Built, ExtractorLayer, short_hash, written
 from kg.layers.distilled.extractors.protocols import TripleExtractor
-from kg.layers.distilled.models import ChunkRecord
+from kg.layers.distilled.models import CO_OCCURRENCE, ChunkRecord
 from kg.layers.distilled.resolve import ENTITY_BLOCKS, EntityResolver
 from kg.layers.distilled.stored_keys import ensure_stored_keys
 
@@ -66,9 +66,13 @@ class TriplesLayer(ExtractorLayer[TripleExtractor]):
                     "text": f"{t.head} {relation.replace('_', ' ')} {t.tail}",
                 })
             built.done.append(chunk.id)
-        if facts:
-            vectors = self.ctx.embedder.embed([str(f["text"]) for f in facts])
-            for fact, vector in zip(facts, vectors, strict=True):
+        # A co-occurrence says only that two names share a sentence: the chunk's mentions say as much, and its
+        # vector would be the two names'. Left out of the fact index, it costs no HNSW insertion, which was two
+        # thirds of the triples layer's server time on entity-dense text (docs/scaling.md).
+        related = [f for f in facts if f["relation"] != CO_OCCURRENCE]
+        if related:
+            vectors = self.ctx.embedder.embed([str(f["text"]) for f in related])
+            for fact, vector in zip(related, vectors, strict=True):
                 fact["embedding"] = vector  # a list as it is sent: embedding_listed
         new = [e.row(source) for e in resolution.new]
         built.rows += [("distill/merge_entities", new), ("distill/add_aliases", resolution.alias_rows()),

@@ -16,7 +16,8 @@ Seeds (``cypher/retrieval/ppr_seeds.cypher``) and their restart weights, as Hipp
 * the subject and object entities of the ``fact_seeds`` best of ``fact_candidates`` facts by cosine to the
   query, each fact's score min-max normalised over the candidates; an entity's weight is the mean of its facts'
   scores divided by the number of chunks that mention it (HippoRAG 2 has an LLM filter the facts pass first;
-  Strata has none here);
+  Strata has none here); the atoms nearest the query are in the same pool, each for the entities its chunk
+  mentions under a name its text holds (offline, most facts are co-occurrences kept out of the fact index);
 * Strata's addition: entities whose name or alias the question contains verbatim, weight 1 divided likewise;
 * passages: the ``passage_candidates`` nearest chunks by cosine, min-max normalised, times
   ``passage_weight`` (HippoRAG 2 weighs every passage; the rest weigh ~0 after normalisation), and, likewise
@@ -135,7 +136,7 @@ def _minmax(scores: Sequence[float]) -> list[float]:
 def seed_weights(rows: Sequence[PPRSeedRow], *, fact_seeds: int, passage_weight: float) -> Seeds:
     """The restart weights of HippoRAG 2 (see the module docstring) from the rows of ``ppr_seeds``."""
     seeds = Seeds()
-    facts = [r for r in rows if r["kind"] == "fact"]
+    facts = [r for r in rows if r["kind"] in ("fact", "statement")]  # propositions, matched alike
     fact_scores: dict[str, float] = {}
     for r in facts:
         fact_scores.setdefault(r["via_id"] or "", float(r["score"]))
@@ -148,7 +149,7 @@ def seed_weights(rows: Sequence[PPRSeedRow], *, fact_seeds: int, passage_weight:
             fact = r["via_id"] or ""
             if fact in top:
                 sums.setdefault(r["id"], []).append(normal[fact])
-                why.setdefault(r["id"], f"fact {r['via']!r} > {r['name']}")
+                why.setdefault(r["id"], f"{r['kind']} {r['via']!r} > {r['name']}")
         chunks = {r["id"]: max(int(r["chunks"]), 1) for r in facts}
         for entity, values in sums.items():
             weight = sum(values) / len(values) / chunks[entity]
