@@ -78,6 +78,15 @@ def test_cjk_checks_agree_at_every_block_edge() -> None:
     assert is_cjk("图") and not is_cjk("Z") and not has_cjk("Neo4j graph") and has_cjk("Neo4j 图")
 
 
+def test_cjk_share_counts_the_visible_characters() -> None:
+    from kg.shared.text import _CJK_RANGES, cjk_share, is_cjk
+
+    edges = "".join(chr(c) for lo, hi in _CJK_RANGES for c in (lo - 1, lo, hi, hi + 1))
+    assert cjk_share(edges) == sum(map(is_cjk, edges)) / len(edges)
+    assert cjk_share("Café \u3000 知识\n") == 2 / 6  # an ideographic space is a space
+    assert cjk_share("Neo4j graph") == cjk_share(" \t") == cjk_share("") == 0.0
+
+
 def test_estimate_tokens() -> None:
     assert estimate_tokens("") == 0
     english = "The quick brown fox jumps over the lazy dog. " * 10
