@@ -55,8 +55,8 @@ def test_generated_passages_are_the_same_in_any_batch() -> None:
     assert [d.text for d in generate_passages(10, start=20)] == [d.text for d in whole[20:]]
 
 
-_DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "index_seconds", "store_mb", "client_peak_mb",
-           "server_peak_mb", "query", "numpy_exact"}
+_DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "distill_layer_seconds", "index_seconds",
+           "store_mb", "client_peak_mb", "server_peak_mb", "query", "numpy_exact"}
 
 
 @pytest.mark.neo4j
@@ -76,7 +76,9 @@ def test_bench_scale_grows_one_store_and_reports_each_decade(tmp_path: Path) -> 
     for decade in report["decades"]:
         assert set(decade) == _DECADE, decade.get("unavailable")
         assert set(decade["query"]) == set(BENCH_METHODS)
-        numbers = [decade[key] for key in _DECADE - {"query", "numpy_exact"}]
+        assert set(decade["distill_layer_seconds"]) == {"atoms", "triples", "tags", "pseudograph"}
+        numbers = [decade[key] for key in _DECADE - {"query", "numpy_exact", "distill_layer_seconds"}]
+        numbers += decade["distill_layer_seconds"].values()
         for latency in [*decade["query"].values(), decade["numpy_exact"]]:
             assert set(latency) == {"p50_ms", "p95_ms"}
             numbers += [latency["p50_ms"], latency["p95_ms"]]

@@ -6,7 +6,8 @@ holds more than one batch of them. At each decade, for the passages it adds:
 
 * ``ingest_chunks_per_s``: chunks written per second by the corpus writer, embedding included;
 * ``distill_chunks_per_s``: new chunks per second through the offline layers every method reads (atoms,
-  triples, tags, pseudo-graph), run as ``strata distill`` runs them, on the pending chunks;
+  triples, tags, pseudo-graph), run as ``strata distill`` runs them, on the pending chunks, and
+  ``distill_layer_seconds``: the seconds of each of those layers (the pseudo-graph's fusion included);
 * ``index_seconds``: from the end of those writes until every index is online (``db.awaitIndexes``);
 * ``store_mb``: the server's data folder on disk (store files and transaction logs);
 * ``client_peak_mb``, ``server_peak_mb``: the highest RSS of this process and of the Neo4j JVM, sampled every
@@ -67,6 +68,7 @@ class DecadeReport(BaseModel):
     passages: int
     ingest_chunks_per_s: float
     distill_chunks_per_s: float
+    distill_layer_seconds: dict[str, float]
     index_seconds: float
     store_mb: float
     client_peak_mb: float
@@ -198,8 +200,10 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
                 chunks, ingest_s = _ingest(store, embedder, settings, loaded, size, vectors)
                 say(f"{size} passages: {chunks} chunks written in {ingest_s:.1f} s")
                 started = time.perf_counter()
-                distill(store, embedder, llm, layers=EVAL_LAYERS)
+                distilled = distill(store, embedder, llm, layers=EVAL_LAYERS)
                 distill_s = time.perf_counter() - started
+                layer_s = {name: round(layer.seconds, 2) for name, layer in distilled.layers.items()}
+                say(f"{size} passages: distilled in {distill_s:.1f} s ({layer_s})")
                 started = time.perf_counter()
                 store.write("meta/await_indexes", timeout_s=3600)
                 index_s = time.perf_counter() - started
@@ -212,7 +216,8 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
                 client_mb, server_mb = rss.take()
                 report.decades.append(DecadeReport(
                     passages=size, ingest_chunks_per_s=round(chunks / ingest_s, 1),
-                    distill_chunks_per_s=round(chunks / distill_s, 1), index_seconds=round(index_s, 4),
+                    distill_chunks_per_s=round(chunks / distill_s, 1), distill_layer_seconds=layer_s,
+                    index_seconds=round(index_s, 4),
                     store_mb=_folder_mb(server.data_dir), client_peak_mb=client_mb, server_peak_mb=server_mb,
                     query=latencies, numpy_exact=exact, unavailable=unavailable))
                 say(report.decades[-1].model_dump_json())
