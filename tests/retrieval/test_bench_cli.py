@@ -5,15 +5,22 @@ report)."""
 from __future__ import annotations
 
 import json
+from functools import partial
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from kg.app.bench.query import BENCH_METHODS, generate_passages
-from kg.app.bench.scale import decade_sizes
+from kg.app.bench.scale import PROGRESS_FILE, ScaleProgress, _server, decade_sizes, run_scale_bench
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
+from kg.app.evaluation.runner import EVAL_LAYERS
+from kg.embeddings import make_embedder
+from kg.layers.distilled import distill
+from kg.llm import OfflineLLM
+from kg.settings import Settings
+from kg.store.queries import COUNT_LABEL
 from tests.conftest import cli_output
 
 
@@ -56,7 +63,7 @@ def test_generated_passages_are_the_same_in_any_batch() -> None:
 
 
 _DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "distill_layer_seconds", "index_seconds",
-           "store_mb", "client_peak_mb", "server_peak_mb", "query", "numpy_exact"}
+           "store_mb", "client_peak_mb", "server_peak_mb", "query", "numpy_exact", "runs"}
 
 
 @pytest.mark.neo4j
@@ -100,3 +107,49 @@ def test_bench_distill_times_the_default_one_call_per_chunk(tmp_path: Path) -> N
     assert set(calls) == {"atoms_triples"} and report["llm"]["failed"] == 0
     assert calls["atoms_triples"]["calls"] == report["chunks"] == 12
     assert [p["existing_entities"] for p in report["resolution"]] == [300]
+
+
+class _Stopped(Exception):
+    """Stands for whatever ends a long run: a kill, a crash, the end of a working day."""
+
+
+@pytest.mark.neo4j
+@pytest.mark.slow
+def test_bench_scale_resumes_a_stopped_run_from_its_store(tmp_path: Path) -> None:
+    """A run stopped inside its second decade's ingest continues there when started again on the same folder:
+    the first decade as recorded, every passage stored once and distilled, and the decade says it took two runs."""
+    settings = Settings.from_env({"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": "",
+                                  "STRATA_NEO4J_HEAP": "1g", "STRATA_NEO4J_PAGECACHE": "512m"})
+    embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
+    folder = tmp_path / "scale"
+    seen: list[str] = []
+
+    def stop_in_the_second_decade(message: str) -> None:
+        seen.append(message)
+        if message.startswith("200 passages: 140 stored"):
+            raise _Stopped(message)
+
+    # One method: what is timed is the other test's; this one is about what a stopped run leaves and resumes.
+    run = partial(run_scale_bench, settings, embedder, passages=200, first_decade=60, queries=5, methods=["chunk"],
+                  warmup=1, store=folder, batch=40)
+    with pytest.raises(_Stopped):
+        run(progress=stop_in_the_second_decade)
+    stopped = ScaleProgress.model_validate_json((folder / PROGRESS_FILE).read_text("utf-8"))
+    assert [d.passages for d in stopped.decades] == [60] and stopped.written == 140
+    assert stopped.current is not None and stopped.current.chunks > 0 and not stopped.current.distilled
+
+    resumed: list[str] = []
+    report = run(progress=resumed.append)
+    assert [d.passages for d in report.decades] == [60, 200]
+    assert report.decades[0] == stopped.decades[0]
+    assert [d.runs for d in report.decades] == [1, 2]
+    assert resumed[0].startswith("200 passages: 180 stored")  # the ingest went on at the first unsaved batch
+    assert report.decades[1].distill_chunks_per_s > 0 and report.decades[1].ingest_chunks_per_s > 0
+    done = ScaleProgress.model_validate_json((folder / PROGRESS_FILE).read_text("utf-8"))
+    assert done.current is None and done.written == 200
+
+    with _server(settings, folder / "neo4j") as (store, _, _):
+        assert store.read(COUNT_LABEL.render(label="Document"))[0]["count"] == 200
+        assert store.read(COUNT_LABEL.render(label="Chunk"))[0]["count"] == done.vector_rows
+        again = distill(store, embedder, OfflineLLM(), layers=EVAL_LAYERS)
+    assert {name: layer.chunks for name, layer in again.layers.items()} == dict.fromkeys(EVAL_LAYERS, 0)

@@ -16,8 +16,17 @@ holds more than one batch of them. At each decade, for the passages it adds:
   vectors the store holds (read back from it, kept in a file-backed array), with the same queries: eight-word
   windows of passages drawn from the whole store.
 
-The server is a throwaway local Neo4j with the heap and page cache a local server is provisioned with
-(``STRATA_NEO4J_HEAP``/``STRATA_NEO4J_PAGECACHE`` or their RAM-based defaults), removed afterwards.
+The server is a local Neo4j with the heap and page cache a local server is provisioned with
+(``STRATA_NEO4J_HEAP``/``STRATA_NEO4J_PAGECACHE`` or their RAM-based defaults): a throwaway one, removed
+afterwards, or, with ``store``, one kept in that folder with the vectors and a progress file
+(``scale-progress.json``), saved after each batch of passages and every ``CHECKPOINT_S`` seconds of
+distillation. A run that stops for any reason (a crash, a kill, the end of a working day: the million takes
+hours) continues from there when started again on the same folder: finished decades are reported as recorded,
+the decade under way resumes its ingest at the first unsaved batch (a batch the store already holds is
+written again as ``unchanged``) and its distillation on the pending chunks, with each figure summed over the
+runs; ``runs`` says how many processes a decade took. A resumed run restarts the server, so a decade of
+several runs pays for a cold JVM more than once, and loses at most the last ``CHECKPOINT_S`` seconds it ran.
+A folder can also be grown further by asking for more passages.
 """
 
 from __future__ import annotations
@@ -45,22 +54,25 @@ from kg.app.bench.query import (
 from kg.app.evaluation.retrieval import WARMUP_QUERIES
 from kg.app.evaluation.runner import EVAL_LAYERS
 from kg.embeddings import Embedder
-from kg.errors import LoaderError, ProvisioningError
+from kg.errors import ConfigError, LoaderError, ProvisioningError
 from kg.layers.corpus.ingest import Ingestor
 from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
-from kg.provisioning.local import LocalNeo4j
+from kg.provisioning.local import LocalNeo4j, ServerInfo, stop_server
 from kg.provisioning.throwaway import throwaway_local_server
-from kg.settings import Settings
+from kg.settings import Settings, free_port
+from kg.shared.private import private_dir, write_private
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.queries import CHUNK_EMBEDDINGS
 from kg.store.schema import ensure_schema
 
-__all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "decade_sizes", "run_scale_bench"]
+__all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "ScaleProgress", "decade_sizes", "run_scale_bench"]
 
 BATCH = 5000  # passages generated, embedded and written at once
 SAMPLE_S = 0.2
+CHECKPOINT_S = 10.0  # a resumed distillation loses at most this much of the time it had run
+PROGRESS_FILE = "scale-progress.json"
 START_TIMEOUT_S = 900.0  # a loaded machine (other servers, a previous decade's JVM) starts Neo4j slowly
 
 
@@ -75,6 +87,7 @@ class DecadeReport(BaseModel):
     server_peak_mb: float
     query: dict[str, Latency]
     numpy_exact: Latency
+    runs: int = 1
     unavailable: dict[str, str] = Field(default_factory=dict)
 
 
@@ -95,6 +108,32 @@ def decade_sizes(passages: int, first: int = 10_000) -> list[int]:
         sizes.append(size)
         size *= 10
     return [*sizes, passages]
+
+
+class DecadeProgress(BaseModel):
+    """The decade under way as far as it was saved: its chunks, seconds and peaks so far, and the runs it took."""
+
+    passages: int
+    chunks: int = 0
+    ingest_seconds: float = 0.0
+    distill_seconds: float = 0.0
+    layer_seconds: dict[str, float] = Field(default_factory=dict)
+    distilled: bool = False
+    client_peak_mb: float = 0.0
+    server_peak_mb: float = 0.0
+    runs: int = 1
+
+
+class ScaleProgress(BaseModel):
+    """A kept benchmark store's progress file: what it was built with, the passages it holds (``written``) and
+    their rows in the vectors file, its finished decades and the one under way."""
+
+    embedder: str
+    first_decade: int
+    written: int = 0
+    vector_rows: int = 0
+    decades: list[DecadeReport] = Field(default_factory=list)
+    current: DecadeProgress | None = None
 
 
 class PeakRSS:
@@ -118,10 +157,15 @@ class PeakRSS:
             except psutil.Error:  # the server is stopping
                 continue
 
-    def take(self) -> list[float]:
+    def peek(self) -> list[float]:
+        """The peaks since the last :meth:`take`, in MB."""
         self._read()
-        peaks, self._peaks = self._peaks, [0] * len(self._peaks)
-        return [round(p / 2**20, 1) for p in peaks]
+        return [round(p / 2**20, 1) for p in self._peaks]
+
+    def take(self) -> list[float]:
+        peaks = self.peek()
+        self._peaks = [0] * len(self._peaks)
+        return peaks
 
     def __enter__(self) -> PeakRSS:
         self._thread.start()
@@ -133,10 +177,16 @@ class PeakRSS:
 
 
 class _Vectors:
-    """The store's chunk vectors in an append-only file, mapped for the exact top-k (bounded client memory)."""
+    """The store's chunk vectors in an append-only file, mapped for the exact top-k (bounded client memory).
+    Opened at ``rows`` (a resumed run's saved rows), it drops what a stopped run appended after its last save."""
 
-    def __init__(self, path: Path, dimensions: int) -> None:
-        self.path, self.dimensions, self.rows = path, dimensions, 0
+    def __init__(self, path: Path, dimensions: int, rows: int = 0) -> None:
+        self.path, self.dimensions, self.rows = path, dimensions, rows
+        with self.path.open("ab") as out:
+            if out.tell() < rows * dimensions * 4:
+                raise ConfigError(f"{path}: {out.tell()} bytes, short of the {rows} vectors its progress file "
+                                  "saved; use another --store folder")
+            out.truncate(rows * dimensions * 4)
 
     def append(self, store: GraphStore, document_ids: list[str]) -> None:
         rows = store.read(CHUNK_EMBEDDINGS, document_ids=document_ids)
@@ -149,77 +199,221 @@ class _Vectors:
         return np.memmap(self.path, dtype=np.float32, mode="r", shape=(self.rows, self.dimensions))
 
 
+class _Bench:
+    """Where a run keeps its server, vectors and progress: a temporary folder, or ``store`` (kept, resumable)."""
+
+    def __init__(self, folder: Path, embedder: Embedder, first_decade: int, kept: bool) -> None:
+        self.folder, self.kept = folder, kept
+        self.rss: PeakRSS | None = None  # the peaks a save keeps, once sampling runs
+        self.file = folder / PROGRESS_FILE
+        fresh = ScaleProgress(embedder=embedder.name, first_decade=first_decade)
+        self.progress = self._load(fresh) if kept and self.file.is_file() else fresh
+        self.vectors = _Vectors(folder / "vectors.f32", embedder.dimensions, self.progress.vector_rows)
+
+    def _load(self, fresh: ScaleProgress) -> ScaleProgress:
+        try:
+            saved = ScaleProgress.model_validate_json(self.file.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{self.file}: not a bench scale progress file ({exc})") from exc
+        for field in ("embedder", "first_decade"):
+            if getattr(saved, field) != getattr(fresh, field):
+                raise ConfigError(f"{self.file}: the store was built with {field}={getattr(saved, field)!r}, "
+                                  f"not {getattr(fresh, field)!r}; use another --store folder")
+        return saved
+
+    def save(self) -> None:
+        if not self.kept:
+            return
+        decade = self.progress.current
+        if decade is not None and self.rss is not None:
+            client_mb, server_mb = self.rss.peek()
+            decade.client_peak_mb = max(decade.client_peak_mb, client_mb)
+            decade.server_peak_mb = max(decade.server_peak_mb, server_mb)
+        self.progress.vector_rows = self.vectors.rows
+        write_private(self.file, self.progress.model_dump_json(indent=1))
+
+
 @contextmanager
-def _server(settings: Settings) -> Iterator[tuple[GraphStore, LocalNeo4j, int]]:
-    """A throwaway local Neo4j provisioned as a knowledge base's would be; its store, server and JVM pid."""
-    with throwaway_local_server(settings, heap=None, pagecache=None, start_timeout_s=START_TIMEOUT_S) as (server, info):
+def _bench_folder(store: Path | None) -> Iterator[Path]:
+    if store is not None:
+        yield private_dir(store)
+        return
+    with tempfile.TemporaryDirectory(prefix="strata-bench-scale-") as tmp:
+        yield Path(tmp)
+
+
+@contextmanager
+def _server(settings: Settings, home: Path | None) -> Iterator[tuple[GraphStore, LocalNeo4j, int]]:
+    """A local Neo4j provisioned as a knowledge base's would be (a throwaway one, or one kept in ``home``); its
+    store, server and JVM pid."""
+    with _local_server(settings, home) as (server, info):
         if info.pid is None:
             raise ProvisioningError(f"the benchmark's Neo4j in {info.home} runs without a pid file to sample")
         with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password) as store:
             yield store, server, info.pid
 
 
+@contextmanager
+def _local_server(settings: Settings, home: Path | None) -> Iterator[tuple[LocalNeo4j, ServerInfo]]:
+    if home is None:
+        with throwaway_local_server(settings, heap=None, pagecache=None, start_timeout_s=START_TIMEOUT_S) as started:
+            yield started
+        return
+    # A server a killed run left behind is stopped: this run starts it again on ports of its own.
+    stop_server(home)
+    server = LocalNeo4j(settings.local.another_server(home, bolt_port=free_port(), http_port=free_port(),
+                                                      start_timeout_s=START_TIMEOUT_S))
+    info = server.start()
+    try:
+        yield server, info
+    finally:
+        server.stop()
+
+
 def _folder_mb(folder: Path) -> float:
     return round(sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20, 1)
 
 
-def _ingest(store: GraphStore, embedder: Embedder, settings: Settings, start: int, end: int,
-            vectors: _Vectors) -> tuple[int, float]:
-    """Passages ``start`` to ``end - 1`` written batch by batch; the chunks written and the seconds spent
-    writing them (reading their vectors back for numpy is not counted)."""
+class _DistillClock:
+    """A decade's distillation seconds, in all and per layer, added to what earlier runs saved, and saved every
+    ``CHECKPOINT_S`` seconds while it runs (its layer is the one ``distill`` last reported progress for)."""
+
+    def __init__(self, bench: _Bench, decade: DecadeProgress) -> None:
+        self.bench, self.decade = bench, decade
+        self._total, self._before = decade.distill_seconds, dict(decade.layer_seconds)
+        self._layers = dict(self._before)
+        self._started = self._layer_started = time.perf_counter()
+        self._layer: str | None = None
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._checkpoints, name="strata-bench-checkpoint", daemon=True)
+
+    def layer(self, name: str, _done: int, _total: int) -> None:
+        with self._lock:
+            if name != self._layer:
+                self._tick()
+                self._layer = name
+
+    def _tick(self) -> None:
+        """Books the time since the last tick to the current layer (under the lock)."""
+        now = time.perf_counter()
+        if self._layer is not None:
+            self._layers[self._layer] = self._layers.get(self._layer, 0.0) + now - self._layer_started
+        self._layer_started = now
+
+    def _checkpoints(self) -> None:
+        while not self._stop.wait(CHECKPOINT_S):
+            with self._lock:
+                self._tick()
+                self.decade.distill_seconds = self._total + time.perf_counter() - self._started
+                self.decade.layer_seconds = dict(self._layers)
+                self.bench.save()
+
+    def finish(self, layer_seconds: dict[str, float]) -> None:
+        """Stops the checkpoints; this run's per-layer figures are ``distill``'s report's, not the sampled ones."""
+        self._stop.set()
+        self._thread.join()
+        self.decade.distill_seconds = self._total + time.perf_counter() - self._started
+        self.decade.layer_seconds = {name: round(self._before.get(name, 0.0) + seconds, 2)
+                                     for name, seconds in layer_seconds.items()}
+
+    def __enter__(self) -> _DistillClock:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def _ingest(store: GraphStore, embedder: Embedder, settings: Settings, bench: _Bench, decade: DecadeProgress,
+            end: int, batch: int, say: Callable[[str], None]) -> None:
+    """The passages from the store's last saved one to ``end - 1``, written and saved batch by batch; the
+    decade counts their chunks and the seconds spent writing them (reading their vectors back for numpy is not
+    counted)."""
     ingestor = Ingestor(store, embedder, chunk_tokens=settings.chunk_tokens, chunk_overlap=settings.chunk_overlap)
-    chunks, seconds = 0, 0.0
-    for offset in range(start, end, BATCH):
-        docs = generate_passages(min(BATCH, end - offset), start=offset)
+    progress = bench.progress
+    while progress.written < end:
+        docs = generate_passages(min(batch, end - progress.written), start=progress.written)
         started = time.perf_counter()
         prepared = [ingestor.prepare(doc) for doc in docs]
         outcomes = ingestor.write(prepared)
-        seconds += time.perf_counter() - started
+        decade.ingest_seconds += time.perf_counter() - started
         failed = [o for o in outcomes if o.status == "failed"]
         if failed:
             raise LoaderError("bench scale", f"{len(failed)} generated passages failed to load: {failed[0].error}")
-        chunks += sum(len(p.chunks) for p in prepared)
-        vectors.append(store, [p.id for p in prepared])
-    return chunks, seconds
+        decade.chunks += sum(len(p.chunks) for p in prepared)
+        bench.vectors.append(store, [p.id for p in prepared])
+        progress.written += len(docs)
+        bench.save()
+        say(f"{decade.passages} passages: {progress.written} stored, {decade.chunks} chunks written in "
+            f"{decade.ingest_seconds:.1f} s")
 
 
 def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1_000_000,
                     first_decade: int = 10_000, queries: int = 50, k: int = 10,
-                    methods: Sequence[str] = BENCH_METHODS, warmup: int = WARMUP_QUERIES,
-                    progress: Callable[[str], None] | None = None) -> ScaleBenchReport:
-    """Grow one store to each of :func:`decade_sizes` and measure it there (see the module docstring)."""
+                    methods: Sequence[str] = BENCH_METHODS, warmup: int = WARMUP_QUERIES, store: Path | None = None,
+                    batch: int = BATCH, progress: Callable[[str], None] | None = None) -> ScaleBenchReport:
+    """Grow one store to each of :func:`decade_sizes` and measure it there, in a throwaway server or, resumable,
+    in ``store`` (see the module docstring)."""
     say = progress or (lambda _msg: None)
     llm = OfflineLLM()
+    with _bench_folder(store) as folder:
+        bench = _Bench(folder, embedder, first_decade, kept=store is not None)
+        if bench.progress.written > passages:
+            raise ConfigError(f"{bench.file}: the store holds {bench.progress.written} passages already; ask for "
+                              "at least as many with --passages")
+        with _server(settings, folder / "neo4j" if bench.kept else None) as (graph, server, pid):
+            ensure_schema(graph, embedder.name, embedder.dimensions)
+            with PeakRSS([psutil.Process().pid, pid]) as rss:
+                bench.rss = rss
+                return _grow(graph, server, rss, embedder, llm, settings, bench, passages=passages, queries=queries,
+                             k=k, methods=methods, warmup=warmup, batch=batch, say=say)
+
+
+def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedder, llm: OfflineLLM,
+          settings: Settings, bench: _Bench, *, passages: int, queries: int, k: int, methods: Sequence[str],
+          warmup: int, batch: int, say: Callable[[str], None]) -> ScaleBenchReport:
+    progress = bench.progress
+    finished = {d.passages: d for d in progress.decades}
     report = ScaleBenchReport()
-    with tempfile.TemporaryDirectory(prefix="strata-bench-scale-") as tmp, _server(settings) as (store, server, pid):
-        ensure_schema(store, embedder.name, embedder.dimensions)
-        vectors = _Vectors(Path(tmp) / "vectors.f32", embedder.dimensions)
-        with PeakRSS([psutil.Process().pid, pid]) as rss:
-            loaded = 0
-            for size in decade_sizes(passages, first_decade):
-                chunks, ingest_s = _ingest(store, embedder, settings, loaded, size, vectors)
-                say(f"{size} passages: {chunks} chunks written in {ingest_s:.1f} s")
-                started = time.perf_counter()
-                distilled = distill(store, embedder, llm, layers=EVAL_LAYERS)
-                distill_s = time.perf_counter() - started
-                layer_s = {name: round(layer.seconds, 2) for name, layer in distilled.layers.items()}
-                say(f"{size} passages: distilled in {distill_s:.1f} s ({layer_s})")
-                started = time.perf_counter()
-                store.write("meta/await_indexes", timeout_s=3600)
-                index_s = time.perf_counter() - started
-                rng = random.Random(size)
-                picked = [generate_passages(1, start=rng.randrange(size))[0] for _ in range(queries)]
-                texts = query_texts(picked, queries)
-                latencies, unavailable = method_latencies(store, embedder, llm, texts, k=k, methods=methods,
-                                                          warmup=warmup, progress=say)
-                exact = exact_latency(vectors.matrix(), embedder, texts, k=k, warmup=warmup)
-                client_mb, server_mb = rss.take()
-                report.decades.append(DecadeReport(
-                    passages=size, ingest_chunks_per_s=round(chunks / ingest_s, 1),
-                    distill_chunks_per_s=round(chunks / distill_s, 1), distill_layer_seconds=layer_s,
-                    index_seconds=round(index_s, 4),
-                    store_mb=_folder_mb(server.data_dir), client_peak_mb=client_mb, server_peak_mb=server_mb,
-                    query=latencies, numpy_exact=exact, unavailable=unavailable))
-                say(report.decades[-1].model_dump_json())
-                loaded = size
+    for size in decade_sizes(passages, progress.first_decade):
+        if size in finished:
+            report.decades.append(finished[size])
+            continue
+        if progress.current is None:
+            progress.current = DecadeProgress(passages=size)
+        else:  # a stopped run's decade, carried on (to a larger size when more passages are asked for now)
+            progress.current = progress.current.model_copy(update={"passages": size,
+                                                                   "runs": progress.current.runs + 1})
+        decade = progress.current
+        _ingest(graph, embedder, settings, bench, decade, size, batch, say)
+        if not decade.distilled:
+            with _DistillClock(bench, decade) as clock:
+                distilled = distill(graph, embedder, llm, layers=EVAL_LAYERS, progress=clock.layer)
+                clock.finish({name: layer.seconds for name, layer in distilled.layers.items()})
+            decade.distilled = True
+            bench.save()
+        say(f"{size} passages: distilled in {decade.distill_seconds:.1f} s ({decade.layer_seconds})")
+        started = time.perf_counter()
+        graph.write("meta/await_indexes", timeout_s=3600)
+        index_s = time.perf_counter() - started
+        rng = random.Random(size)
+        picked = [generate_passages(1, start=rng.randrange(size))[0] for _ in range(queries)]
+        texts = query_texts(picked, queries)
+        latencies, unavailable = method_latencies(graph, embedder, llm, texts, k=k, methods=methods,
+                                                  warmup=warmup, progress=say)
+        exact = exact_latency(bench.vectors.matrix(), embedder, texts, k=k, warmup=warmup)
+        client_mb, server_mb = rss.take()
+        report.decades.append(DecadeReport(
+            passages=size, ingest_chunks_per_s=round(decade.chunks / decade.ingest_seconds, 1),
+            distill_chunks_per_s=round(decade.chunks / decade.distill_seconds, 1),
+            distill_layer_seconds=decade.layer_seconds, index_seconds=round(index_s, 4),
+            store_mb=_folder_mb(server.data_dir), client_peak_mb=max(client_mb, decade.client_peak_mb),
+            server_peak_mb=max(server_mb, decade.server_peak_mb), query=latencies, numpy_exact=exact,
+            runs=decade.runs, unavailable=unavailable))
+        progress.decades.append(report.decades[-1])
+        progress.current = None
+        bench.save()
+        say(report.decades[-1].model_dump_json(exclude={"unavailable"}))
     return report

@@ -47,6 +47,8 @@ def bench_scale(
                                      help="Passages at the first measurement; each next one has ten times more."),
     queries: int = typer.Option(50, "--queries", min=5, help="Timed queries per method at each decade."),
     json_out: Path = typer.Option(None, "--json", help="Also write the JSON report to this file."),
+    store: Path = typer.Option(None, "--store", help="Keep the server, vectors and progress in this folder: a "
+                               "run that stopped continues where it stopped when started again on it."),
 ) -> None:
     """One store grown decade by decade to --passages generated passages: ingest and distil chunks/s, index
     time, store size, client and server peak memory, and query p50/p95 of every method and of numpy."""
@@ -56,7 +58,7 @@ def bench_scale(
     settings = settings_of(ctx)
     embedder = make_embedder(settings.embedder, cache_dir=settings.cache_dir)
     report = run_scale_bench(settings, embedder, passages=passages, first_decade=first_decade, queries=queries,
-                             progress=lambda msg: console.print(msg, highlight=False))
+                             store=store, progress=lambda msg: console.print(msg, highlight=False))
     data = report.to_json()
     if json_out is not None:
         json_out.write_text(json.dumps(data, indent=2), "utf-8")
