@@ -305,6 +305,9 @@ class LocalNeo4j:
                 # (Strata's strata.ppr.stream needs no such right).
                 "dbms.security.procedures.unrestricted=gds.*",
                 "db.tx_log.rotation.retention_policy=2 days 1G",
+                # Bolt's event loops idle this long, twice, before a stop goes on (5 s each by default): every
+                # throwaway server of the tests and benchmarks paid 10 s to stop with no connection left open.
+                "internal.dbms.bolt.netty_server_shutdown_quiet_period=0",
                 # A vector index gains a Lucene segment per write transaction and a search walks every
                 # segment's HNSW graph; Neo4j merges them only when this many of a size have piled up.
                 *([f"internal.dbms.index.vector.standard_merge_factor={s.vector_merge_factor}"]
