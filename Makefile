@@ -50,7 +50,7 @@ demo-llm: $(LLM_STAMP)
 ## tier against a local qwen2.5-coder-0.5b.
 test: $(LLM_STAMP) $(MINILM_STAMP)
 	scripts/system-deps --test
-	STRATA_REQUIRE_REAL_LLM=1 $(BIN)/python -m pytest
+	STRATA_REQUIRE_REAL_LLM=1 $(BIN)/python -m pytest --durations=15
 
 ## The fast tier: every test that needs neither a Neo4j nor a real model; no server is started.
 test-fast: $(STAMP)

@@ -134,6 +134,7 @@ def test_bench_scale_resumes_a_stopped_run_from_its_store(tmp_path: Path) -> Non
                   warmup=1, store=folder, batch=40)
     with pytest.raises(_Stopped):
         run(progress=stop_in_the_second_decade)
+    assert seen[-1].startswith("stopped with 140 passages stored")  # and where the progress is, to resume
     stopped = ScaleProgress.model_validate_json((folder / PROGRESS_FILE).read_text("utf-8"))
     assert [d.passages for d in stopped.decades] == [60] and stopped.written == 140
     assert stopped.current is not None and stopped.current.chunks > 0 and not stopped.current.distilled

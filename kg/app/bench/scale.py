@@ -367,8 +367,14 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
             ensure_schema(graph, embedder.name, embedder.dimensions)
             with PeakRSS([psutil.Process().pid, pid]) as rss:
                 bench.rss = rss
-                return _grow(graph, server, rss, embedder, llm, settings, bench, passages=passages, queries=queries,
-                             k=k, methods=methods, warmup=warmup, batch=batch, say=say)
+                try:
+                    return _grow(graph, server, rss, embedder, llm, settings, bench, passages=passages,
+                                 queries=queries, k=k, methods=methods, warmup=warmup, batch=batch, say=say)
+                except BaseException:
+                    if bench.kept:
+                        say(f"stopped with {bench.progress.written} passages stored; {bench.file} has the "
+                            "progress, and the same command carries on from it")
+                    raise
 
 
 def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedder, llm: OfflineLLM,
