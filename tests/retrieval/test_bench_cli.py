@@ -145,6 +145,7 @@ def test_bench_scale_resumes_a_stopped_run_from_its_store(tmp_path: Path) -> Non
     assert report.decades[0] == stopped.decades[0]
     assert [d.runs for d in report.decades] == [1, 2]
     assert resumed[0].startswith("200 passages: 180 stored")  # the ingest went on at the first unsaved batch
+    assert any(m.startswith("200 passages: pseudograph 0 of ") for m in resumed)  # each layer says when it starts
     assert report.decades[1].distill_chunks_per_s > 0 and report.decades[1].ingest_chunks_per_s > 0
     done = ScaleProgress.model_validate_json((folder / PROGRESS_FILE).read_text("utf-8"))
     assert done.current is None and done.written == 200

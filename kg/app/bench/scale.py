@@ -72,6 +72,7 @@ __all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "ScaleProgress", "decade
 BATCH = 5000  # passages generated, embedded and written at once
 SAMPLE_S = 0.2
 CHECKPOINT_S = 10.0  # a resumed distillation loses at most this much of the time it had run
+PROGRESS_S = 60.0
 PROGRESS_FILE = "scale-progress.json"
 START_TIMEOUT_S = 900.0  # a loaded machine (other servers, a previous decade's JVM) starts Neo4j slowly
 
@@ -276,10 +277,12 @@ def _folder_mb(folder: Path) -> float:
 
 class _DistillClock:
     """A decade's distillation seconds, in all and per layer, added to what earlier runs saved, and saved every
-    ``CHECKPOINT_S`` seconds while it runs (its layer is the one ``distill`` last reported progress for)."""
+    ``CHECKPOINT_S`` seconds while it runs (its layer is the one ``distill`` last reported progress for); says how
+    far each layer is when it starts and every ``PROGRESS_S`` seconds (a million passages distil for hours)."""
 
-    def __init__(self, bench: _Bench, decade: DecadeProgress) -> None:
-        self.bench, self.decade = bench, decade
+    def __init__(self, bench: _Bench, decade: DecadeProgress, say: Callable[[str], None]) -> None:
+        self.bench, self.decade, self.say = bench, decade, say
+        self._said = 0.0
         self._total, self._before = decade.distill_seconds, dict(decade.layer_seconds)
         self._layers = dict(self._before)
         self._started = self._layer_started = time.perf_counter()
@@ -288,11 +291,17 @@ class _DistillClock:
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._checkpoints, name="strata-bench-checkpoint", daemon=True)
 
-    def layer(self, name: str, _done: int, _total: int) -> None:
+    def layer(self, name: str, done: int, total: int) -> None:
         with self._lock:
             if name != self._layer:
                 self._tick()
                 self._layer = name
+                self._said = 0.0
+            now = time.perf_counter()
+            if now - self._said >= PROGRESS_S:
+                self._said = now
+                self.say(f"{self.decade.passages} passages: {name} {done} of {total} pending chunks, "
+                         f"{self._layers.get(name, 0.0) + now - self._layer_started:.0f} s")
 
     def _tick(self) -> None:
         """Books the time since the last tick to the current layer (under the lock)."""
@@ -395,7 +404,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedde
         decade = progress.current
         _ingest(graph, embedder, settings, bench, decade, size, batch, say)
         if not decade.distilled:
-            with _DistillClock(bench, decade) as clock:
+            with _DistillClock(bench, decade, say) as clock:
                 distilled = distill(graph, embedder, llm, layers=EVAL_LAYERS, progress=clock.layer)
                 clock.finish({name: layer.seconds for name, layer in distilled.layers.items()})
             decade.distilled = True
