@@ -8,15 +8,17 @@ import json
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from kg.app.bench.query import BENCH_METHODS, generate_passages
-from kg.app.bench.scale import PROGRESS_FILE, ScaleProgress, _server, decade_sizes, run_scale_bench
+from kg.app.bench.scale import PROGRESS_FILE, ScaleProgress, _server, _Vectors, decade_sizes, run_scale_bench
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 from kg.app.evaluation.runner import EVAL_LAYERS
 from kg.embeddings import make_embedder
+from kg.errors import ConfigError
 from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
 from kg.settings import Settings
@@ -155,3 +157,15 @@ def test_bench_scale_resumes_a_stopped_run_from_its_store(tmp_path: Path) -> Non
         assert store.read(COUNT_LABEL.render(label="Chunk"))[0]["count"] == done.vector_rows
         again = distill(store, embedder, OfflineLLM(), layers=EVAL_LAYERS)
     assert {name: layer.chunks for name, layer in again.layers.items()} == dict.fromkeys(EVAL_LAYERS, 0)
+
+
+def test_a_resumed_runs_vectors_drop_what_its_progress_never_saved(tmp_path: Path) -> None:
+    """A run killed between appending a batch's vectors and saving its progress left rows no saved passage owns:
+    the resumed run starts at the saved rows, and a file shorter than them is refused, naming it."""
+    path = tmp_path / "vectors.f32"
+    path.write_bytes(np.arange(5 * 4, dtype=np.float32).tobytes())
+    vectors = _Vectors(path, dimensions=4, rows=3)
+    assert vectors.matrix().shape == (3, 4) and path.stat().st_size == 3 * 4 * 4
+    assert vectors.matrix()[2, 3] == 11.0
+    with pytest.raises(ConfigError, match=r"vectors\.f32"):
+        _Vectors(path, dimensions=4, rows=7)
