@@ -28,10 +28,11 @@ __all__ = ["DEFAULT_WEIGHTS", "EMBEDDER_WEIGHTS", "HybridRetriever", "LinkedHit"
            "hybrid_hits", "hybrid_hits_with_links"]
 
 DEFAULT_WEIGHTS: Mapping[str, float] = {"chunk": 0.25, "atom": 0.25, "fulltext": 1.0, "fulltext_atom": 0.75}
-# By the family an embedder's name starts with ("minilm:all-MiniLM-L6-v2"). MiniLM: the largest vector weight
-# at which `strata` keeps its best recall on the HotpotQA sample (docs/retrieval.md, "Path weights per embedder").
+# By the family an embedder's name starts with ("minilm:all-MiniLM-L6-v2"): the largest vector weight at which
+# `strata` keeps its best recall@5 on the HotpotQA sample (docs/retrieval.md, "Path weights per embedder").
 EMBEDDER_WEIGHTS: Mapping[str, Mapping[str, float]] = {
     "minilm": {"chunk": 0.5, "atom": 0.5, "fulltext": 1.0, "fulltext_atom": 0.75},
+    "e5": {"chunk": 1.0, "atom": 1.0, "fulltext": 1.0, "fulltext_atom": 0.75},
 }
 
 
