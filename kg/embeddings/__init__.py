@@ -1,6 +1,6 @@
-"""Embedders behind one interface (:class:`Embedder`): wordllama (offline default), MiniLM (offline, optional
-model package), OpenAI-compatible, sentence-transformers (optional extra) and a deterministic hashing embedder
-for tests.
+"""Embedders behind one interface (:class:`Embedder`): wordllama (offline default), E5 (offline, multilingual,
+the strongest here), MiniLM (offline, optional model package), OpenAI-compatible, sentence-transformers
+(optional extra) and a deterministic hashing embedder for tests.
 
 Example::
 
