@@ -47,7 +47,9 @@ def _load() -> tuple[Any, threading.Lock]:
 class E5Embedder(Embedder):
     """multilingual-e5-small sentence vectors (mean-pooled, L2-normalised float32) on CPU, fully offline."""
 
-    def __init__(self, *, batch_size: int = 32) -> None:
+    # One text a call: on this 2-core host the engine embedded 7.0 passages/s one at a time, 6.4 in batches of 8
+    # and 5.1 in batches of 32 (HotpotQA passages, 158 tokens on average).
+    def __init__(self, *, batch_size: int = 1) -> None:
         self.batch_size = batch_size
         self._model, self._lock = _load()
         self.dimensions = int(self._model.dim)
