@@ -25,14 +25,14 @@ def test_factory_builds_it_offline(no_network: None) -> None:
     assert emb.embed(["offline"]).shape == (1, 384)
 
 
-def test_deterministic_normalised_and_batch_independent(e5: E5Embedder) -> None:
+def test_deterministic_normalised_and_order_independent(e5: E5Embedder) -> None:
     texts = ["Neo4j stores a property graph.", "x", "A much longer sentence " * 40, "", "   "]
     a = e5.embed(texts)
     b = e5.embed(list(reversed(texts)))[::-1]
     assert a.dtype == np.float32 and a.shape == (5, 384)
     np.testing.assert_allclose(np.linalg.norm(a[:3], axis=1), 1.0, atol=1e-5)
     assert not a[3].any() and not a[4].any()  # nothing to embed: no direction, as the other embedders
-    np.testing.assert_allclose(a, b, atol=1e-5)  # batch order and padding do not change a row
+    np.testing.assert_allclose(a, b, atol=1e-5)  # a text's neighbours do not change its row
     np.testing.assert_allclose(e5.embed_one(texts[0]), a[0], atol=1e-6)
     assert e5.embed([]).shape == (0, 384)
 
