@@ -16,7 +16,7 @@ STRATA_NEO4J_DATABASE           its database (default: the server's default data
 STRATA_NEO4J_BOLT_PORT          local server's Bolt port (default 7687)
 STRATA_NEO4J_HTTP_PORT          local server's HTTP port (default 7474)
 STRATA_NEO4J_HEAP               local server's JVM heap, e.g. 1g (default RAM/8 within 512m..4g)
-STRATA_NEO4J_PAGECACHE          local server's page cache, e.g. 512m (default RAM/16 within 256m..2g)
+STRATA_NEO4J_PAGECACHE          local server's page cache, e.g. 512m (default RAM/4 within 256m..16g)
 STRATA_NEO4J_LOCAL_PASSWORD     password the local server is created with (default: a generated one)
 STRATA_NEO4J_VECTOR_MERGE       local server: vector-index segments Lucene merges at once (default: Neo4j's 50;
                                 smaller: faster vector searches, slower writes; docs/scaling.md)
@@ -182,17 +182,20 @@ def _machine_ram() -> int | None:
 
 def memory_defaults(ram_bytes: int | None) -> tuple[str, str]:
     """The local server's heap and page cache for a machine with ``ram_bytes``: RAM/8 within 512m..4g and
-    RAM/16 within 256m..2g, leaving most memory to the OS, Python and the models; 1g and 512m when unknown.
+    RAM/4 within 256m..16g; 1g and 512m when unknown. Neo4j takes page cache memory as it reads pages (a server
+    given 8g held 762 MB of resident memory on a small store), so a large setting costs only a store that
+    needs it, and a large store needs it: a million passages' fusion read 150 fact items a second with RAM/16
+    (1.5 GB here) and about 1,000 with 8 GB (docs/scaling.md, "Sizing").
 
     >>> memory_defaults(16 * 2**30)
-    ('2048m', '1024m')
+    ('2048m', '4096m')
     >>> memory_defaults(2 * 2**30)
-    ('512m', '256m')
+    ('512m', '512m')
     """
     if ram_bytes is None:
         return "1g", "512m"
     mib = ram_bytes // 2**20
-    return f"{min(max(mib // 8, 512), 4096)}m", f"{min(max(mib // 16, 256), 2048)}m"
+    return f"{min(max(mib // 8, 512), 4096)}m", f"{min(max(mib // 4, 256), 16384)}m"
 
 
 class _Frozen(BaseModel):

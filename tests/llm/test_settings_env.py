@@ -66,11 +66,11 @@ def test_local_server_password_and_memory(tmp_path: Path) -> None:
     assert sized.local.password is None
     heap, pagecache = sized.local.heap, sized.local.pagecache
     assert heap.endswith("m") and 512 <= int(heap[:-1]) <= 4096
-    assert pagecache.endswith("m") and 256 <= int(pagecache[:-1]) <= 2048
+    assert pagecache.endswith("m") and 256 <= int(pagecache[:-1]) <= 16384
 
 
 @pytest.mark.parametrize(("gib", "expected"), [
-    (None, ("1g", "512m")), (1, ("512m", "256m")), (8, ("1024m", "512m")), (64, ("4096m", "2048m")),
+    (None, ("1g", "512m")), (1, ("512m", "256m")), (8, ("1024m", "2048m")), (64, ("4096m", "16384m")),
 ])
 def test_memory_defaults_follow_ram(gib: int | None, expected: tuple[str, str]) -> None:
     assert memory_defaults(None if gib is None else gib * 2**30) == expected
