@@ -65,7 +65,7 @@ def test_generated_passages_are_the_same_in_any_batch() -> None:
 
 
 _DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "distill_layer_seconds", "index_seconds",
-           "store_mb", "client_peak_mb", "server_peak_mb", "query", "numpy_exact", "runs"}
+           "store_mb", "client_peak_mb", "server_peak_mb", "query", "numpy_exact", "runs", "server_memory"}
 
 
 @pytest.mark.neo4j
@@ -86,7 +86,8 @@ def test_bench_scale_grows_one_store_and_reports_each_decade(tmp_path: Path) -> 
         assert set(decade) == _DECADE, decade.get("unavailable")
         assert set(decade["query"]) == set(BENCH_METHODS)
         assert set(decade["distill_layer_seconds"]) == {"atoms", "triples", "tags", "pseudograph"}
-        numbers = [decade[key] for key in _DECADE - {"query", "numpy_exact", "distill_layer_seconds"}]
+        assert decade["server_memory"] == [{"heap": "1g", "pagecache": "512m"}]
+        numbers = [decade[key] for key in _DECADE - {"query", "numpy_exact", "distill_layer_seconds", "server_memory"}]
         numbers += decade["distill_layer_seconds"].values()
         for latency in [*decade["query"].values(), decade["numpy_exact"]]:
             assert set(latency) == {"p50_ms", "p95_ms"}
@@ -146,6 +147,7 @@ def test_bench_scale_resumes_a_stopped_run_from_its_store(tmp_path: Path) -> Non
     assert [d.passages for d in report.decades] == [60, 200]
     assert report.decades[0] == stopped.decades[0]
     assert [d.runs for d in report.decades] == [1, 2]
+    assert [len(d.server_memory) for d in report.decades] == [1, 2]  # one entry a run, kept across the stop
     assert resumed[0].startswith("200 passages: 180 stored")  # the ingest went on at the first unsaved batch
     assert any(m.startswith("200 passages: pseudograph 0 of ") for m in resumed)  # each layer says when it starts
     assert report.decades[1].distill_chunks_per_s > 0 and report.decades[1].ingest_chunks_per_s > 0

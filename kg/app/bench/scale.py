@@ -11,7 +11,8 @@ holds more than one batch of them. At each decade, for the passages it adds:
 * ``index_seconds``: from the end of those writes until every index is online (``db.awaitIndexes``);
 * ``store_mb``: the server's data folder on disk (store files and transaction logs);
 * ``client_peak_mb``, ``server_peak_mb``: the highest RSS of this process and of the Neo4j JVM, sampled every
-  ``SAMPLE_S`` seconds while the decade is built and queried;
+  ``SAMPLE_S`` seconds while the decade is built and queried, and ``server_memory``: the heap and page cache
+  of each run's server (a resumed decade may have run with several);
 * ``query``: p50/p95 of every retrieval method, and ``numpy_exact``: an exact numpy top-k over the very chunk
   vectors the store holds (read back from it, kept in a file-backed array), with the same queries: eight-word
   windows of passages drawn from the whole store.
@@ -67,7 +68,8 @@ from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.queries import CHUNK_EMBEDDINGS
 from kg.store.schema import ensure_schema
 
-__all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "ScaleProgress", "decade_sizes", "run_scale_bench"]
+__all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "ScaleProgress", "ServerMemory", "decade_sizes",
+           "run_scale_bench"]
 
 BATCH = 5000  # passages generated, embedded and written at once
 SAMPLE_S = 0.2
@@ -75,6 +77,13 @@ CHECKPOINT_S = 10.0  # a resumed distillation loses at most this much of the tim
 PROGRESS_S = 60.0
 PROGRESS_FILE = "scale-progress.json"
 START_TIMEOUT_S = 900.0  # a loaded machine (other servers, a previous decade's JVM) starts Neo4j slowly
+
+
+class ServerMemory(BaseModel):
+    """The heap and page cache a run's server was given (Neo4j sizes, e.g. ``3013m``)."""
+
+    heap: str
+    pagecache: str
 
 
 class DecadeReport(BaseModel):
@@ -89,6 +98,7 @@ class DecadeReport(BaseModel):
     query: dict[str, Latency]
     numpy_exact: Latency
     runs: int = 1
+    server_memory: list[ServerMemory] = Field(default_factory=list)
     unavailable: dict[str, str] = Field(default_factory=dict)
 
 
@@ -97,8 +107,9 @@ class ScaleBenchReport(BaseModel):
 
     def to_json(self) -> dict[str, object]:
         """The report as the issue gives it; a decade names methods that could not run only when some could
-        not."""
-        return {"decades": [d.model_dump(mode="json", exclude={"unavailable"} if not d.unavailable else set())
+        not, and its servers' memory unless a progress file from before that field recorded it."""
+        return {"decades": [d.model_dump(mode="json", exclude={name for name in ("unavailable", "server_memory")
+                                                               if not getattr(d, name)})
                             for d in self.decades]}
 
 
@@ -123,6 +134,7 @@ class DecadeProgress(BaseModel):
     client_peak_mb: float = 0.0
     server_peak_mb: float = 0.0
     runs: int = 1
+    server_memory: list[ServerMemory] = Field(default_factory=list)
 
 
 class ScaleProgress(BaseModel):
@@ -402,6 +414,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedde
             progress.current = progress.current.model_copy(update={"passages": size,
                                                                    "runs": progress.current.runs + 1})
         decade = progress.current
+        decade.server_memory.append(ServerMemory(heap=server.settings.heap, pagecache=server.settings.pagecache))
         _ingest(graph, embedder, settings, bench, decade, size, batch, say)
         if not decade.distilled:
             with _DistillClock(bench, decade, say) as clock:
@@ -426,7 +439,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedde
             distill_layer_seconds=decade.layer_seconds, index_seconds=round(index_s, 4),
             store_mb=_folder_mb(server.data_dir), client_peak_mb=max(client_mb, decade.client_peak_mb),
             server_peak_mb=max(server_mb, decade.server_peak_mb), query=latencies, numpy_exact=exact,
-            runs=decade.runs, unavailable=unavailable))
+            runs=decade.runs, server_memory=decade.server_memory, unavailable=unavailable))
         progress.decades.append(report.decades[-1])
         progress.current = None
         bench.save()
