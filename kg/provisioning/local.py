@@ -49,8 +49,8 @@ from kg.settings import LocalServerSettings
 from kg.shared.private import PRIVATE_UMASK, private_dir
 from kg.shared.processes import alive, cmdline, log_tail, port_taken, terminate
 
-__all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo", "memory_shortfall", "running_pid", "size_bytes",
-           "stop_server"]
+__all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo", "memory_shortfall", "page_cache_outgrown",
+           "running_pid", "size_bytes", "stop_server"]
 
 log = logging.getLogger(__name__)
 
@@ -374,6 +374,11 @@ class LocalNeo4j:
             log.warning("starting Neo4j in %s: %s; the kernel may kill this or another process (stop servers you "
                         "do not need: strata neo4j stop, or set STRATA_NEO4J_HEAP / STRATA_NEO4J_PAGECACHE)",
                         self.home, short)
+        outgrown = page_cache_outgrown(self.data_dir / "databases", self.settings.pagecache)
+        if outgrown:
+            log.warning("starting Neo4j in %s: %s; reads across the store (PG-RAG fusion, graph expansion) then go "
+                        "to the operating system or the disk: set STRATA_NEO4J_PAGECACHE near the store's size if "
+                        "memory allows (docs/scaling.md, Sizing)", self.home, outgrown)
         self.write_conf()
         self.install_plugins()
         self._set_initial_password(java)
@@ -446,6 +451,24 @@ def memory_shortfall(heap: str, pagecache: str,
         return None
     return (f"it needs about {needed / 2**30:.1f} GiB (heap {heap}, page cache {pagecache}, JVM) and "
             f"{free / 2**30:.1f} GiB is available")
+
+
+# The files Neo4j reads through its page cache: record stores and its own (GBPTree) indexes. Lucene's full-text,
+# text and vector indexes are memory-mapped files the operating system caches instead.
+_PAGE_CACHED_INDEXES = ("range-", "point-", "token-lookup-")
+
+
+def page_cache_outgrown(databases: Path, pagecache: str) -> str | None:
+    """Why the page cache is smaller than the store files it caches under ``databases`` (a server's
+    ``data/databases``), or None. At a million passages a 1.5 GB page cache held a fifteenth of them and PG-RAG
+    fusion ran 7x slower than with 8 GB (docs/scaling.md)."""
+    files = [f for db in databases.glob("*") for f in db.glob("neostore*") if f.is_file()]
+    files += [f for db in databases.glob("*") for index in db.glob("schema/index/*")
+              if index.name.startswith(_PAGE_CACHED_INDEXES) for f in index.rglob("*") if f.is_file()]
+    stored = sum(f.stat().st_size for f in files)
+    if stored <= size_bytes(pagecache):
+        return None
+    return f"its store files and native indexes take {stored / 2**30:.1f} GiB and the page cache is {pagecache}"
 
 
 def _pid_file(home: Path) -> Path:

@@ -27,7 +27,7 @@ from kg.errors import (
     StartTimeoutError,
 )
 from kg.provisioning import LocalNeo4j
-from kg.provisioning.local import memory_shortfall, size_bytes
+from kg.provisioning.local import memory_shortfall, page_cache_outgrown, size_bytes
 from kg.settings import LocalServerSettings, Settings, free_port
 from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import jar_cache_dir
@@ -248,3 +248,19 @@ def test_memory_sizes_and_the_shortfall_of_a_start() -> None:
     assert memory_shortfall("1g", "512m", available=lambda: 3 * 2**30) is None
     assert memory_shortfall("1g", "512m", available=lambda: 2**30) == (
         "it needs about 2.0 GiB (heap 1g, page cache 512m, JVM) and 1.0 GiB is available")
+
+
+def test_a_store_that_outgrew_its_page_cache_is_named(tmp_path: Path) -> None:
+    """Record stores and native indexes count; Lucene's indexes (cached by the OS) and other files do not."""
+    db = tmp_path / "databases" / "neo4j"
+    sizes = {"neostore.nodestore.db": 300, "neostore.propertystore.db.arrays": 500,
+             "schema/index/range-1.0/7/index-7": 300, "schema/index/vector-2.0/9/segment": 5000,
+             "schema/index/fulltext-1.0/3/segment": 5000, "transactions.log": 5000}
+    for name, mib in sizes.items():
+        (db / name).parent.mkdir(parents=True, exist_ok=True)
+        with open(db / name, "wb") as f:
+            f.truncate(mib * 2**20)  # sparse: sizes without the disk
+    assert page_cache_outgrown(tmp_path / "databases", "2g") is None
+    assert page_cache_outgrown(tmp_path / "databases", "1g") == (
+        "its store files and native indexes take 1.1 GiB and the page cache is 1g")
+    assert page_cache_outgrown(tmp_path / "nothing", "256m") is None
