@@ -50,7 +50,7 @@ from kg.shared.private import PRIVATE_UMASK, private_dir
 from kg.shared.processes import alive, cmdline, log_tail, port_taken, terminate
 
 __all__ = ["GDS_VERSION", "NEO4J_VERSION", "LocalNeo4j", "ServerInfo", "memory_shortfall", "page_cache_outgrown",
-           "running_pid", "size_bytes", "stop_server"]
+           "page_cached_bytes", "running_pid", "size_bytes", "stop_server"]
 
 log = logging.getLogger(__name__)
 
@@ -369,12 +369,13 @@ class LocalNeo4j:
                     "ports with STRATA_NEO4J_BOLT_PORT / STRATA_NEO4J_HTTP_PORT"
                 )
         self.ensure_jars()
-        short = memory_shortfall(self.settings.heap, self.settings.pagecache)
+        stored = page_cached_bytes(self.data_dir / "databases")
+        short = memory_shortfall(self.settings.heap, self.settings.pagecache, stored)
         if short:
             log.warning("starting Neo4j in %s: %s; the kernel may kill this or another process (stop servers you "
                         "do not need: strata neo4j stop, or set STRATA_NEO4J_HEAP / STRATA_NEO4J_PAGECACHE)",
                         self.home, short)
-        outgrown = page_cache_outgrown(self.data_dir / "databases", self.settings.pagecache)
+        outgrown = page_cache_outgrown(stored, self.settings.pagecache)
         if outgrown:
             log.warning("starting Neo4j in %s: %s; reads across the store (PG-RAG fusion, graph expansion) then go "
                         "to the operating system or the disk: set STRATA_NEO4J_PAGECACHE near the store's size if "
@@ -440,17 +441,20 @@ def size_bytes(size: str) -> int:
     return int(match.group(1)) << (10 * "bkmgt".index(match.group(2).lower() or "b"))
 
 
-def memory_shortfall(heap: str, pagecache: str,
+def memory_shortfall(heap: str, pagecache: str, stored_bytes: int,
                      available: Callable[[], int] = lambda: int(psutil.virtual_memory().available)) -> str | None:
-    """Why a server with this heap and page cache would not fit the memory now free, or None when it fits.
-    Every server and local model on the machine holds its share until stopped (seven servers and two models
-    exhausted 24 GB here once, and the kernel killed a model mid-evaluation)."""
-    needed = size_bytes(heap) + size_bytes(pagecache) + JVM_OVERHEAD_BYTES
+    """Why a server with this heap and page cache would not fit the memory now free, or None when it fits. The
+    page cache counts as far as the store's ``stored_bytes`` fill it: Neo4j takes it as it reads pages (a server
+    given 8g held 762 MB on a small store). Every server and local model on the machine holds its share until
+    stopped (seven servers and two models exhausted 24 GB here once, and the kernel killed a model
+    mid-evaluation)."""
+    cached = min(size_bytes(pagecache), stored_bytes)
+    needed = size_bytes(heap) + cached + JVM_OVERHEAD_BYTES
     free = available()
     if free >= needed:
         return None
-    return (f"it needs about {needed / 2**30:.1f} GiB (heap {heap}, page cache {pagecache}, JVM) and "
-            f"{free / 2**30:.1f} GiB is available")
+    return (f"it needs about {needed / 2**30:.1f} GiB (heap {heap}, {cached / 2**30:.1f} GiB of its page cache "
+            f"{pagecache} that the store fills, JVM) and {free / 2**30:.1f} GiB is available")
 
 
 # The files Neo4j reads through its page cache: record stores and its own (GBPTree) indexes. Lucene's full-text,
@@ -458,17 +462,23 @@ def memory_shortfall(heap: str, pagecache: str,
 _PAGE_CACHED_INDEXES = ("range-", "point-", "token-lookup-")
 
 
-def page_cache_outgrown(databases: Path, pagecache: str) -> str | None:
-    """Why the page cache is smaller than the store files it caches under ``databases`` (a server's
-    ``data/databases``), or None. At a million passages a 1.5 GB page cache held a fifteenth of them and PG-RAG
-    fusion ran 7x slower than with 8 GB (docs/scaling.md)."""
-    files = [f for db in databases.glob("*") for f in db.glob("neostore*") if f.is_file()]
-    files += [f for db in databases.glob("*") for index in db.glob("schema/index/*")
-              if index.name.startswith(_PAGE_CACHED_INDEXES) for f in index.rglob("*") if f.is_file()]
-    stored = sum(f.stat().st_size for f in files)
-    if stored <= size_bytes(pagecache):
+def page_cached_bytes(databases: Path) -> int:
+    """The size of the files under ``databases`` (a server's ``data/databases``) read through the page cache."""
+    total = 0
+    for db in databases.glob("*"):
+        indexes = [i for i in db.glob("schema/index/*") if i.name.startswith(_PAGE_CACHED_INDEXES)]
+        files = [*db.glob("neostore*"), *(f for index in indexes for f in index.rglob("*"))]
+        total += sum(f.stat().st_size for f in files if f.is_file())
+    return total
+
+
+def page_cache_outgrown(stored_bytes: int, pagecache: str) -> str | None:
+    """Why the page cache is smaller than the ``stored_bytes`` it caches (:func:`page_cached_bytes`), or None.
+    At a million passages a 1.5 GB page cache held a fifteenth of them and PG-RAG fusion ran 7x slower than with
+    8 GB (docs/scaling.md)."""
+    if stored_bytes <= size_bytes(pagecache):
         return None
-    return f"its store files and native indexes take {stored / 2**30:.1f} GiB and the page cache is {pagecache}"
+    return f"its store files and native indexes take {stored_bytes / 2**30:.1f} GiB and the page cache is {pagecache}"
 
 
 def _pid_file(home: Path) -> Path:

@@ -6,6 +6,7 @@ import base64
 import json
 import logging
 import os
+import re
 import socket
 import threading
 import urllib.request
@@ -27,7 +28,7 @@ from kg.errors import (
     StartTimeoutError,
 )
 from kg.provisioning import LocalNeo4j
-from kg.provisioning.local import memory_shortfall, page_cache_outgrown, size_bytes
+from kg.provisioning.local import memory_shortfall, page_cache_outgrown, page_cached_bytes, size_bytes
 from kg.settings import LocalServerSettings, Settings, free_port
 from kg.store.neo4j_store import Neo4jGraphStore
 from tests.conftest import jar_cache_dir
@@ -197,7 +198,8 @@ def test_start_again_status_stop_and_stale_pid(tmp_path: Path, monkeypatch: pyte
     monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(available=300 * 2**20))
     with caplog.at_level(logging.WARNING, logger="kg.provisioning.local"):
         info = server.start()
-    assert "needs about 1.1 GiB (heap 512m, page cache 128m, JVM) and 0.3 GiB is available" in caplog.text
+    assert re.search(r"needs about 1\.\d GiB \(heap 512m, 0\.\d GiB of its page cache 128m that the store fills, "
+                     r"JVM\) and 0\.3 GiB is available", caplog.text)
     try:
         with Neo4jGraphStore.connect(info.bolt_uri, info.user, info.password) as store:
             rows = store.query("MATCH (p:Probe) RETURN p.id AS id")
@@ -245,9 +247,15 @@ def test_memory_sizes_and_the_shortfall_of_a_start() -> None:
         512 * 2**20, 2 * 2**30, 64 * 2**10, 1024, 2**30]
     with pytest.raises(ProvisioningError, match="not a memory size: 'lots'"):
         size_bytes("lots")
-    assert memory_shortfall("1g", "512m", available=lambda: 3 * 2**30) is None
-    assert memory_shortfall("1g", "512m", available=lambda: 2**30) == (
-        "it needs about 2.0 GiB (heap 1g, page cache 512m, JVM) and 1.0 GiB is available")
+    assert memory_shortfall("1g", "512m", 2**30, available=lambda: 3 * 2**30) is None
+    assert memory_shortfall("1g", "512m", 2**30, available=lambda: 2**30) == (
+        "it needs about 2.0 GiB (heap 1g, 0.5 GiB of its page cache 512m that the store fills, JVM) and 1.0 GiB "
+        "is available")
+    # An empty store takes none of a large page cache yet; a store of 1 GiB takes 1 GiB of it.
+    assert memory_shortfall("1g", "8g", 0, available=lambda: 2**31) is None
+    assert memory_shortfall("1g", "8g", 2**30, available=lambda: 2**31) == (
+        "it needs about 2.5 GiB (heap 1g, 1.0 GiB of its page cache 8g that the store fills, JVM) and 2.0 GiB "
+        "is available")
 
 
 def test_a_store_that_outgrew_its_page_cache_is_named(tmp_path: Path) -> None:
@@ -260,7 +268,9 @@ def test_a_store_that_outgrew_its_page_cache_is_named(tmp_path: Path) -> None:
         (db / name).parent.mkdir(parents=True, exist_ok=True)
         with open(db / name, "wb") as f:
             f.truncate(mib * 2**20)  # sparse: sizes without the disk
-    assert page_cache_outgrown(tmp_path / "databases", "2g") is None
-    assert page_cache_outgrown(tmp_path / "databases", "1g") == (
+    stored = page_cached_bytes(tmp_path / "databases")
+    assert stored == 1100 * 2**20
+    assert page_cache_outgrown(stored, "2g") is None
+    assert page_cache_outgrown(stored, "1g") == (
         "its store files and native indexes take 1.1 GiB and the page cache is 1g")
-    assert page_cache_outgrown(tmp_path / "nothing", "256m") is None
+    assert page_cached_bytes(tmp_path / "nothing") == 0
