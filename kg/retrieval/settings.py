@@ -162,9 +162,7 @@ class StrataSettings(_Settings):
     least ``k``) plus links from ``seeds`` hits, fused by RRF (``rrf_k``) with ``weights`` per signal:
     ``hybrid``, ``question_title``, ``bridge``, ``entity`` and ``ppr`` (the ``ppr`` method's ranking); a
     signal of weight 0 is not run (by default ``entity`` and ``ppr``: docs/retrieval.md has the numbers).
-    ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`).
-    ``concurrent_paths``: the hybrid paths as concurrent reads fused in Python, not one query (the same ranking;
-    faster on a large store, slower on a small one: docs/scaling.md)."""
+    ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`)."""
 
     seeds: int = Field(default=3, ge=0)
     candidates: int = Field(default=30, ge=1)
@@ -172,7 +170,6 @@ class StrataSettings(_Settings):
     rrf_k: float = 60.0
     fusion: Fusion = "zscore"
     path_weights: Mapping[str, float] | None = None
-    concurrent_paths: bool = False
 
 
 RetrieverSettings = (ChunkSettings | AtomSettings | FulltextSettings | HybridSettings | MultigrainSettings

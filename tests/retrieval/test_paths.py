@@ -193,32 +193,6 @@ def test_strata_looks_links_up_for_chunks_loaded_without_name_terms(distilled: C
     assert [(h.chunk_id, h.score) for h in strata.retrieve(question, k=4)] == before
 
 
-@pytest.mark.parametrize("question", ["Where was the editor of Arthur's Magazine born?",
-                                      "Which magazine was started in 1989?", "Hudson River",
-                                      "Who was born in Newburgh?", "port city in northern Germany Elbe"])
-def test_strata_concurrent_paths_rank_as_the_one_query_does(distilled: Corpus, question: str) -> None:
-    # The same paths, fused by the same formulas on the server or in Python, with the same links (a hit's
-    # sources in any order).
-    def ranking(concurrent_paths: bool) -> list[tuple[str, float, list[tuple[str, float, str | None]]]]:
-        hits = make_retriever("strata", distilled.store, EMBEDDER, concurrent_paths=concurrent_paths).retrieve(
-            question, k=6)
-        return [(h.chunk_id, round(h.score, 9), sorted((s.path, round(s.score, 6), s.via) for s in h.sources))
-                for h in hits]
-
-    one = ranking(False)
-    assert one and ranking(True) == one
-
-
-def test_strata_concurrent_paths_skip_a_weightless_path_and_an_empty_lucene_query(distilled: Corpus) -> None:
-    no_atoms = {"chunk": 0.25, "atom": 0.0, "fulltext": 1.0, "fulltext_atom": 0.0}
-    hits = make_retriever("strata", distilled.store, EMBEDDER, concurrent_paths=True,
-                          path_weights=no_atoms).retrieve("magazine", k=4)
-    assert hits and not {s.path for h in hits for s in h.sources} & {"atom", "fulltext_atom"}
-    only_stopwords = make_retriever("strata", distilled.store, EMBEDDER, concurrent_paths=True).retrieve(
-        "what is it?", k=3)
-    assert only_stopwords and not {s.path for h in only_stopwords for s in h.sources} & {"fulltext", "fulltext_atom"}
-
-
 @pytest.mark.parametrize("method", ["chunk", "atom", "hybrid", "multigrain", "strata"])
 def test_an_empty_question_is_a_clear_error_not_a_server_error(distilled: Corpus, method: str) -> None:
     with pytest.raises(RetrievalError, match="the question is empty"):
@@ -269,9 +243,8 @@ def _tag(corpus: Corpus, titles: list[str], tag: str) -> None:
                        titles=titles, tag=tag)
 
 
-@pytest.mark.parametrize("concurrent_paths", [False, True])
-def test_strata_document_and_metadata_filters_hold_on_every_path(distilled: Corpus, concurrent_paths: bool) -> None:
-    strata = make_retriever("strata", distilled.store, EMBEDDER, concurrent_paths=concurrent_paths)
+def test_strata_document_and_metadata_filters_hold_on_every_path(distilled: Corpus) -> None:
+    strata = make_retriever("strata", distilled.store, EMBEDDER)
     unfiltered = {h.title for h in strata.retrieve(QUESTION, k=6)}
     assert "Arthur's Magazine" in unfiltered  # named by the question: title and entity links find it
     inside = ["Timothy Shay Arthur", "Newburgh", "Hamburg"]

@@ -9,31 +9,23 @@ retrieval to some layers (e.g. ``weights={"atom": 0, ...}``).
 sample with the default wordllama embedder (docs/retrieval.md: the sweep, and the held-out checks), where
 the vector paths are the weaker signal. A stronger embedder's vectors weigh more: :data:`EMBEDDER_WEIGHTS`
 by embedder family, which :func:`default_weights` picks when no ``weights`` are given.
-
-:func:`submit_paths` and :func:`fuse_paths` are the same ranking with each path a read of its own, run
-concurrently and fused in Python: the one query runs its paths one after the other, so its time is their sum,
-while concurrent reads take about the slowest path's time when the server has a core to spare (at a million
-passages the Lucene paths are two thirds of the sum: docs/scaling.md). It costs a round trip per path, which a
-small store does not win back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from concurrent.futures import Executor, Future
 from dataclasses import dataclass
-from typing import Any
 
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
-from kg.retrieval.fusion import Fusion, fuse_hits
-from kg.store.base import GraphStore, Query
+from kg.retrieval.fusion import Fusion
+from kg.store.base import GraphStore
 from kg.store.lucene import lookup_terms, lucene_query, name_query
-from kg.store.queries import ATOM_VECTOR, CHUNK_VECTOR, FULLTEXT_ATOMS, FULLTEXT_CHUNKS, HYBRID, HybridRow, PathChunkRow
+from kg.store.queries import HYBRID, HybridRow
 
 __all__ = ["DEFAULT_WEIGHTS", "EMBEDDER_WEIGHTS", "HybridRetriever", "LinkedHit", "LinkedRanking", "default_weights",
-           "fuse_paths", "hybrid_hits", "hybrid_hits_with_links", "submit_paths"]
+           "hybrid_hits", "hybrid_hits_with_links"]
 
 DEFAULT_WEIGHTS: Mapping[str, float] = {"chunk": 0.25, "atom": 0.25, "fulltext": 1.0, "fulltext_atom": 0.75}
 # By the family an embedder's name starts with ("minilm:all-MiniLM-L6-v2"): the largest vector weight at which
@@ -106,36 +98,6 @@ def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: 
         question_keys=lookup_terms(name_query(text)) if question_links else [],
         **filter_params(where),
     )
-
-
-def submit_paths(store: GraphStore, pool: Executor, vector: list[float], text: str, *, candidates: int,
-                 weights: Mapping[str, float] = DEFAULT_WEIGHTS, threshold: float = -1.0, atom_threshold: float = 0.0,
-                 where: RetrievalFilter | None = None) -> dict[str, Future[list[Hit]]]:
-    """Each path of positive weight as a read of its own on ``pool``: its top ``candidates`` chunks by its own
-    score, a chunk keeping its best atom, as ``hybrid.cypher`` ranks them; :func:`fuse_paths` fuses them."""
-    query = lucene_query(text)
-    filters = filter_params(where)
-    reads: dict[str, tuple[Query[PathChunkRow], dict[str, Any]]] = {
-        "chunk": (CHUNK_VECTOR, {"vector": vector, "threshold": threshold}),
-        "atom": (ATOM_VECTOR, {"vector": vector, "threshold": atom_threshold}),
-        "fulltext": (FULLTEXT_CHUNKS, {"query": query}),
-        "fulltext_atom": (FULLTEXT_ATOMS, {"query": query}),
-    }
-
-    def ranked(path: str) -> list[Hit]:
-        handle, params = reads[path]
-        return [hit_from_row(r) for r in store.read(handle, k=candidates, candidates=candidates, **params, **filters)]
-
-    return {path: pool.submit(ranked, path) for path in reads
-            if weights.get(path, 0.0) > 0 and (query or not path.startswith("fulltext"))}
-
-
-def fuse_paths(paths: Mapping[str, Future[list[Hit]]], *, k: int, candidates: int, fusion: Fusion = "zscore",
-               weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0) -> list[Hit]:
-    """The top ``k`` of :func:`submit_paths`' lists fused as ``hybrid.cypher`` fuses its paths (the formulas of
-    :mod:`kg.retrieval.fusion`, each path's statistics over the ``candidates`` it was asked for)."""
-    return fuse_hits({path: read.result() for path, read in paths.items()}, k=k, method=fusion, rrf_k=rrf_k,
-                     weights=weights, depth=candidates)
 
 
 class HybridRetriever(Retriever):

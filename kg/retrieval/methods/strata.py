@@ -16,9 +16,7 @@ agree; 2 and 3 need titled passages and simply find nothing in a corpus without 
 hybrid ranking. The question's title links and the seeds' bridge candidates come back with the hybrid
 ranking in one round trip (each chunk stores the name terms of its text at load time, so the server can
 look its titles up itself): by default a query is one round trip (entity links and ppr, when weighted,
-run on other sessions meanwhile). With ``concurrent_paths`` the hybrid paths and the question's title links
-are concurrent reads instead, then the seeds' links one more: two round trips in sequence, which a large
-store wins back (:mod:`~kg.retrieval.methods.hybrid` says why).
+run on other sessions meanwhile).
 """
 
 from __future__ import annotations
@@ -31,7 +29,7 @@ from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
 from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.links import named_links, title_links
-from kg.retrieval.methods.hybrid import default_weights, fuse_paths, hybrid_hits_with_links, submit_paths
+from kg.retrieval.methods.hybrid import LinkedHit, default_weights, hybrid_hits_with_links
 from kg.retrieval.methods.ppr import PPRRetriever
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
@@ -57,17 +55,15 @@ class StrataRetriever(Retriever):
 
     def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, candidates: int = 30,
                  weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0, fusion: Fusion = "zscore",
-                 path_weights: Mapping[str, float] | None = None, concurrent_paths: bool = False) -> None:
+                 path_weights: Mapping[str, float] | None = None) -> None:
         self.store, self.embedder = store, embedder
-        self.concurrent_paths = concurrent_paths
         self.seeds, self.candidates, self.rrf_k, self.fusion = seeds, candidates, rrf_k, fusion
         self.weights = {**LINK_WEIGHTS, **weights}
         self.path_weights = dict(default_weights(embedder) if path_weights is None else path_weights)
         self._entities = False
         self._ppr = PPRRetriever(store, embedder) if self.weights["ppr"] > 0 else None
-        # Shared by this retriever's queries: starting threads per query would cost more than it saves. Room for
-        # every read one query may have in flight: four paths and the question's links, entity links and ppr.
-        self._pool = ThreadPoolExecutor(max_workers=7, thread_name_prefix="strata-read")
+        # Shared by this retriever's queries: starting threads per query would cost more than it saves.
+        self._pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="strata-links")
 
     def _has_entities(self) -> bool:
         """Whether entity links can find anything; asked until the answer is yes, so entities distilled after
@@ -86,63 +82,35 @@ class StrataRetriever(Retriever):
             side["ppr"] = self._pool.submit(self._ppr.retrieve, question, k=depth, where=where)
         seeds = self.seeds if self.weights["bridge"] > 0 else 0
         titled = self.weights["question_title"] > 0
-        if self.concurrent_paths:
-            lists = self._concurrent_lists(question, vector, where, depth=depth, seeds=seeds, titled=titled)
-        else:
-            lists = self._one_query_lists(question, vector, where, depth=depth, seeds=seeds, titled=titled)
+        ranking = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=seeds, question_links=titled,
+                                         fusion=self.fusion, weights=self.path_weights, candidates=depth,
+                                         where=where)
+        lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in ranking.hits]}
+        if titled:
+            lists["question_title"] = named_links(question, ranking.question_links)
+        if seeds:
+            lists["bridge"] = self._bridge(ranking.hits[:seeds], vector, where)
         for signal, future in side.items():
             lists[signal] = future.result()
         return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights)
 
-    def _one_query_lists(self, question: str, vector: list[float], where: RetrievalFilter | None, *, depth: int,
-                         seeds: int, titled: bool) -> dict[str, list[Hit]]:
-        """The hybrid ranking and its link lists from ``hybrid.cypher``'s one round trip."""
-        ranking = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=seeds, question_links=titled,
-                                         fusion=self.fusion, weights=self.path_weights, candidates=depth,
-                                         where=where)
-        hits = [h.hit for h in ranking.hits]
-        lists: dict[str, list[Hit]] = {"hybrid": hits}
-        if titled:
-            lists["question_title"] = named_links(question, ranking.question_links)
-        if seeds:
-            # A seed loaded without stored name terms brings no candidates (None): its links are looked up here.
-            missing = [h.hit for h in ranking.hits[:seeds] if h.link_candidates is None]
-            looked_up = iter(self._title_links(missing, vector, where))
-            lists["bridge"] = self._bridge(hits[:seeds], [
-                next(looked_up) if h.link_candidates is None else named_links(h.hit.text, h.link_candidates)
-                for h in ranking.hits[:seeds]])
-        return lists
-
-    def _concurrent_lists(self, question: str, vector: list[float], where: RetrievalFilter | None, *, depth: int,
-                          seeds: int, titled: bool) -> dict[str, list[Hit]]:
-        """The same lists with the paths and the question's links as concurrent reads, then the seeds' links."""
-        paths = submit_paths(self.store, self._pool, vector, question, candidates=depth, weights=self.path_weights,
-                             where=where)
-        asked = self._pool.submit(title_links, self.store, [question], vector, where=where) if titled else None
-        hits = fuse_paths(paths, k=depth, candidates=depth, fusion=self.fusion, weights=self.path_weights)
-        bridge = self._bridge(hits[:seeds], self._title_links(hits[:seeds], vector, where)) if seeds else None
-        lists: dict[str, list[Hit]] = {"hybrid": hits}
-        if asked is not None:
-            lists["question_title"] = asked.result()[0]
-        if bridge is not None:
-            lists["bridge"] = bridge
-        return lists
-
-    def _title_links(self, seeds: list[Hit], vector: list[float], where: RetrievalFilter | None) -> list[list[Hit]]:
-        """Each seed's named title links, never to its own document (one round trip)."""
-        if not seeds:
-            return []
-        return title_links(self.store, [h.text for h in seeds], vector,
-                           exclude_documents=[[h.document_id] for h in seeds], where=where)
-
-    @staticmethod
-    def _bridge(seeds: list[Hit], links: list[list[Hit]]) -> list[Hit]:
+    def _bridge(self, seeds: list[LinkedHit], vector: list[float], where: RetrievalFilter | None) -> list[Hit]:
         """The seeds' links in seed order, each explained by the seed that names it."""
         bridge: list[Hit] = []
-        for seed, named in zip(seeds, links, strict=True):
-            bridge += [h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.title,
-                                                                  via_id=seed.chunk_id)]}) for h in named]
+        for seed, links in zip(seeds, self._seed_links(seeds, vector, where), strict=True):
+            bridge += [h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.hit.title,
+                                                                  via_id=seed.hit.chunk_id)]}) for h in links]
         return bridge
+
+    def _seed_links(self, seeds: list[LinkedHit], vector: list[float],
+                    where: RetrievalFilter | None) -> list[list[Hit]]:
+        """Each seed's bridge links: from the candidates the hybrid query brought, else (a chunk loaded
+        without stored name terms) looked up here."""
+        missing = [s.hit for s in seeds if s.link_candidates is None]
+        looked_up = iter(title_links(self.store, [h.text for h in missing], vector,
+                                     exclude_documents=[[h.document_id] for h in missing], where=where))
+        return [next(looked_up) if s.link_candidates is None else named_links(s.hit.text, s.link_candidates)
+                for s in seeds]
 
     def _entity_links(self, question: str, vector: list[float], where: RetrievalFilter | None) -> list[Hit]:
         query = lucene_query(question)
