@@ -1,4 +1,5 @@
-// REFERENCES from explicit title mentions, both ways, for the documents in $ids (see kg.layers.resource.references).
+// REFERENCES from explicit title mentions, both ways, for the documents in $ids (see kg.layers.resource.references:
+// a document's title, or the name its opening gives it, is its mention_name; older documents have their title).
 // Incoming: chunks of other documents that the title's phrase query finds (at most $incoming) and whose text
 // holds the title verbatim. Outgoing: for each of the document's chunks, the titles keyed by one of its name
 // terms (Document.mention_key, an index seek per term, at most $outgoing titles per term) that the chunk holds
@@ -10,7 +11,7 @@ MATCH (d:Document {id: id})
 CALL (d) {
   WITH d WHERE d.mention_query IS NOT NULL
   CALL db.index.fulltext.queryNodes('chunk_text', d.mention_query, {limit: $incoming}) YIELD node AS c
-  WITH d, c WHERE c.document_id <> d.id AND all(w IN split(d.title, ' ') WHERE c.text CONTAINS w)
+  WITH d, c WHERE c.document_id <> d.id AND all(w IN split(coalesce(d.mention_name, d.title), ' ') WHERE c.text CONTAINS w)
     AND c.text =~ d.mention_pattern
   MATCH (o:Document {id: c.document_id})
   WITH d, o, collect(c.id) AS chunk_ids
@@ -26,7 +27,7 @@ CALL (d) {
     RETURN o LIMIT $outgoing
   }
   WITH d, c, o WHERE o.id <> d.id AND o.mention_pattern IS NOT NULL
-    AND all(w IN split(o.title, ' ') WHERE c.text CONTAINS w) AND c.text =~ o.mention_pattern
+    AND all(w IN split(coalesce(o.mention_name, o.title), ' ') WHERE c.text CONTAINS w) AND c.text =~ o.mention_pattern
   WITH d, o, collect(c.id) AS chunk_ids
   MERGE (d)-[r:REFERENCES]->(o)
   SET r.mention_chunks = coalesce(r.mention_chunks, []) + [x IN chunk_ids WHERE NOT x IN coalesce(r.mention_chunks, [])]

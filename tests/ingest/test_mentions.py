@@ -10,7 +10,7 @@ from neo4j import RoutingControl
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor, prepare_structural
 from kg.layers.corpus.writer import DocumentWriter
-from kg.layers.resource.references import MENTION_KEYS_VERSION, mention_keys
+from kg.layers.resource.references import MENTION_KEYS_VERSION, mention_keys, mention_name
 from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from loaders import load_path
@@ -155,3 +155,32 @@ def test_titles_keyed_by_their_qualifier_are_keyed_again_by_the_next_link(
     keys = {r["title"]: r["key"] for r in rows}
     assert keys["The Boys (1991 film)"] == "boys" and keys["Glenn Jordan"] == plain_key
     assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS v")[0]["v"] == MENTION_KEYS_VERSION
+
+
+@pytest.mark.parametrize(("title", "text", "name"), [
+    ("Shirley Temple", "Shirley Temple Black (April 23, 1928) was an actress.", "Shirley Temple"),  # the title, used
+    ("P3f1c0a9e", "Shirley Temple Black (April 23, 1928) was an actress.", "Shirley Temple Black"),
+    ("P3f1c0a9e", "The Hythrun Chronicles is a fantasy series by Jennifer Fallon.", "Hythrun Chronicles"),
+    ("P3f1c0a9e", "Kiss and Tell is a 1945 American comedy film.", "Kiss and Tell"),
+    ("P3f1c0a9e", "John F. Kennedy was the 35th president.", "John F. Kennedy"),
+    ("P3f1c0a9e", "Hamburg is a port city.", "P3f1c0a9e"),  # one capitalised word: any sentence opens so
+    ("P3f1c0a9e", "In New York, most people walk.", "P3f1c0a9e"),  # a phrase, not a name
+    ("P3f1c0a9e", '"Bank of America Tower" is a skyscraper.', "Bank of America Tower"),
+    ("notes", "Meeting notes from Tuesday.", "notes"),
+])
+def test_a_document_is_mentioned_by_its_title_or_else_by_the_name_it_opens_with(title: str, text: str,
+                                                                                name: str) -> None:
+    assert mention_name(title, text) == name
+
+
+def test_documents_without_a_used_title_are_referenced_by_their_opening_name(tmp_path: Path, ingestor: Ingestor,
+                                                                             store: GraphStore) -> None:
+    # Passages titled by identifiers: the mentions follow the names their openings give them.
+    (tmp_path / "a1.txt").write_text("Kiss and Tell is a 1945 film starring Shirley Temple Black as Corliss.\n")
+    (tmp_path / "b2.txt").write_text("Shirley Temple Black (1928 - 2014) was an American actress and diplomat.\n")
+    (tmp_path / "c3.txt").write_text("Two names appear here: Shirley Temple Black and Kiss and Tell.\n")
+    ingestor.load([tmp_path / "a1.txt", tmp_path / "b2.txt", tmp_path / "c3.txt"])
+    names = {r["title"]: r["name"] for r in store.query(
+        "MATCH (d:Document) RETURN d.title AS title, d.mention_name AS name")}
+    assert names == {"a1": "Kiss and Tell", "b2": "Shirley Temple Black", "c3": "c3"}
+    assert references(store) == {("a1", "b2"), ("c3", "a1"), ("c3", "b2")}

@@ -17,8 +17,9 @@ from kg.retrieval.methods.chunk import chunk_vector_hits
 from kg.retrieval.methods.fulltext import fulltext_hits
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, hybrid_hits, hybrid_hits_with_links
 from kg.shared.text import title_core
+from kg.store.base import GraphStore
 from kg.store.lucene import name_query
-from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus, add_facts
+from tests.retrieval.conftest import EMBEDDER, PASSAGES, WRITE, Corpus, add_facts, load_passages
 
 
 def test_chunk_vector_ranks_the_matching_chunk_first_with_cosine_scores(corpus: Corpus) -> None:
@@ -191,6 +192,18 @@ def test_strata_looks_links_up_for_chunks_loaded_without_name_terms(distilled: C
     assert hybrid_hits_with_links(distilled.store, query_vector(EMBEDDER, question), question, k=3,
                                   seeds=3).hits[0].link_candidates is None
     assert [(h.chunk_id, h.score) for h in strata.retrieve(question, k=4)] == before
+
+
+def test_strata_links_passages_titled_by_identifiers_by_the_names_they_open_with(store: GraphStore,
+                                                                                tmp_path: Path) -> None:
+    # The same passages under opaque titles: the question and the seeds name them by their openings' names.
+    untitled = load_passages(store, tmp_path, {f"P{n:04d}": text for n, text in enumerate(PASSAGES.values())})
+    hits = make_retriever("strata", store, EMBEDDER).retrieve("Where was the editor of Arthur's Magazine born?", k=3)
+    magazine = next(h for h in hits if h.text.startswith("Arthur's Magazine"))
+    assert any(s.path == "title" and s.via == "Arthur's Magazine" for s in magazine.sources)
+    editor = next(h for h in hits if h.text.startswith("Timothy Shay Arthur"))  # named by the magazine's passage
+    assert any(s.path == "bridge" and s.via_id == magazine.chunk_id for s in editor.sources)
+    assert set(untitled.chunks) <= {f"P{n:04d}" for n in range(len(PASSAGES))}
 
 
 @pytest.mark.parametrize("method", ["chunk", "atom", "hybrid", "multigrain", "strata"])

@@ -37,7 +37,7 @@ from kg.layers.resource.documents import (
     delete_in,
     document_props,
 )
-from kg.layers.resource.references import assign_mention_keys, mention_keys
+from kg.layers.resource.references import assign_mention_keys, mention_keys, mention_name
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction, embedding_listed
 from kg.store.lucene import lookup_terms, name_query
@@ -372,7 +372,8 @@ class DocumentWriter:
     def _plan(self, docs: Sequence[PreparedDocument]) -> _Planned:
         known = self.states([d.id for d in docs])
         changed = [d for d in docs if known.get(d.id) != d.source.sha256]
-        titles = {d.id: found for d in changed if (found := mention_keys(d.source.title)) is not None}
+        titles = {d.id: found for d in changed
+                  if (found := mention_keys(mention_name(d.source.title, d.source.text))) is not None}
         if titles:
             chosen = assign_mention_keys(self.store, titles)
             for doc in changed:

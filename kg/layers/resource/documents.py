@@ -16,7 +16,7 @@ from typing import Any
 from neo4j import RoutingControl
 
 import cypher
-from kg.layers.resource.references import choose_mention_key, mention_keys
+from kg.layers.resource.references import choose_mention_key, mention_keys, mention_name
 from kg.store.base import GraphStore, Query, Transaction
 from kg.store.queries import (
     CHUNKS_SHARED,
@@ -68,8 +68,9 @@ def _file_name(path: str) -> str:
 
 
 def document_props(doc: SourceDocument, mention_key: str | None = None) -> dict[str, Any]:
-    """The ``Document`` node's properties, with the keys its references are found by. ``mention_key``: the
-    term other documents' chunks find its title by (:func:`~kg.layers.resource.references.assign_mention_keys`
+    """The ``Document`` node's properties, with the keys its references are found by: the name other documents
+    call it by (:func:`~kg.layers.resource.references.mention_name`) and ``mention_key``, the term other
+    documents' chunks find that name by (:func:`~kg.layers.resource.references.assign_mention_keys`
     chooses it against the stored ones); left out, the title's longest term."""
     source_name = _file_name(doc.source)
     targets = {_file_name(link.target) for link in doc.links if link.target}
@@ -78,13 +79,14 @@ def document_props(doc: SourceDocument, mention_key: str | None = None) -> dict[
     if _EXTENSION.search(head):
         targets |= {_key(name) for name in _FILE_NAME.findall(head)}
     targets -= {"", source_name}
-    mention = mention_keys(doc.title)
+    name = mention_name(doc.title, doc.text)
+    mention = mention_keys(name)
     return {
         "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
         "sha256": doc.sha256, "format": doc.format,
         "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
         "language": doc.language, "source_name": source_name,
-        "title_key": _key(doc.title), "link_targets": sorted(targets),
+        "title_key": _key(doc.title), "link_targets": sorted(targets), "mention_name": name,
         "mention_query": mention.query if mention else None,
         "mention_pattern": mention.pattern if mention else None,
         "mention_key": None if mention is None else (

@@ -27,6 +27,13 @@ writer's commit, when the eventually consistent indexes hold the new chunks and 
 leaves the flag set and the next load finishes it. Each REFERENCES so made records the mentioning chunks
 (``mention_chunks``), so it can be traced to the text that made it.
 
+A document is mentioned by its title, unless its own text never uses the title (an identifier, a file name):
+then by the name its opening gives its subject, as an encyclopaedia entry or a glossary opens ("Shirley Temple
+Black (April 23, 1928 - 2014) was an American actress"), when it opens with one (:func:`mention_name`). Passages
+loaded without a meaningful title are then found by the name other passages call them, as titled ones are
+by their titles. The name is stored as ``mention_name``; documents written before it existed are mentioned by
+their title.
+
 Titles that cannot be told from ordinary words are not linked: under 4 characters, without a name-like
 word (all lower-case), or a single generic heading word such as "Introduction"; nor are titles over
 :data:`MAX_TITLE_CHARS` characters (a first line taken as a title, not a name).
@@ -58,7 +65,7 @@ from kg.store.queries import (
 )
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "assign_mention_keys", "choose_mention_key", "ensure_mention_keys",
-           "link_title_mentions", "mention_keys"]
+           "link_title_mentions", "mention_keys", "mention_name", "opening_name"]
 
 MAX_TITLE_CHARS = 200
 
@@ -87,6 +94,63 @@ class MentionKeys:
     query: str
     pattern: str
     terms: tuple[str, ...]
+
+
+# Lower-case words inside names ("Bank of America", "Kiss and Tell", "Ludwig van Beethoven").
+_NAME_JOINERS = frozenset("of the and de la le du da di del von van der y &".split())  # noqa: SIM905 - a word list reads better as text
+_ARTICLES = frozenset({"The", "A", "An"})
+_OPENING_TOKENS = 12
+_QUOTES = "\"'\u201c\u201d\u2018\u2019"
+
+
+def opening_name(text: str) -> str:
+    """The name ``text`` opens with: its leading run of capitalised words and the joiners between them, up to
+    the first other word or punctuation, without a leading article; ``""`` unless it holds two capitalised
+    words or more (a single one is mostly a sentence's first word), or when it starts with a function word
+    ("In New York, ...").
+
+    >>> opening_name("Shirley Temple Black (April 23, 1928 - 2014) was an American actress.")
+    'Shirley Temple Black'
+    >>> opening_name("The Hythrun Chronicles is a fantasy series.")
+    'Hythrun Chronicles'
+    >>> opening_name("Kiss and Tell is a 1945 film."), opening_name("Hamburg is a city."), opening_name("In New York")
+    ('Kiss and Tell', '', '')
+    """
+    words: list[str] = []
+    for token in text[:400].split(None, _OPENING_TOKENS)[:_OPENING_TOKENS]:
+        word = token.strip(_QUOTES)
+        bare = word.rstrip(",;:.!?")
+        # Punctuation ends a name, except an initial's or an abbreviation's full stop ("John F. Kennedy").
+        abbreviated = word.endswith(".") and bare[:1].isupper() and (len(bare) == 1 or "." in bare)
+        if bare[:1].isupper():
+            words.append(word if abbreviated else bare)
+        elif bare in _NAME_JOINERS and words:
+            words.append(bare)
+        else:
+            break
+        if bare != word and not abbreviated:
+            break
+    while words and words[-1] in _NAME_JOINERS:
+        words.pop()
+    if words and words[0] in _ARTICLES:
+        words = words[1:]
+    if not words or words[0].lower() in STOPWORDS or sum(1 for w in words if w[:1].isupper()) < 2:
+        return ""
+    return " ".join(words)
+
+
+def mention_name(title: str, text: str) -> str:
+    """The name other texts call a document by: its title, or the name its text opens with
+    (:func:`opening_name`) when the text never uses the title's core and that name shares no word with it
+    (an identifier or a file name as title; "Christopher Nolan" opening "Christopher Edward Nolan ..." keeps
+    its title, the name others use)."""
+    core = title_core(title)
+    if core and core in text:
+        return title
+    opening = opening_name(text)
+    if not opening or {w.lower() for w in _WORD.findall(core)} & {w.lower() for w in _WORD.findall(opening)}:
+        return title
+    return opening
 
 
 def choose_mention_key(terms: Iterable[str], counts: Mapping[str, int]) -> str:
