@@ -105,6 +105,17 @@ class TitleRow(TypedDict):
     title: str
 
 
+class UnnamedDocumentRow(TypedDict):
+    id: str
+    title: str
+    opening: str
+
+
+class TitleUsedRow(TypedDict):
+    id: str
+    used: bool
+
+
 class MentionKeysStateRow(TypedDict):
     version: bool | int | None
 
@@ -223,6 +234,8 @@ MENTION_KEY_COUNTS = Query("graph/mention_key_counts", MentionKeyCountRow)
 UNKEYED_TITLES = Query("graph/unkeyed_titles", TitleRow)
 QUALIFIED_TITLES = Query("graph/qualified_titles", TitleRow)
 MENTION_KEYS_STATE = Query("graph/mention_keys_state", MentionKeysStateRow)
+UNNAMED_DOCUMENTS = Query("graph/unnamed_documents", UnnamedDocumentRow)
+TITLES_USED = Query("graph/titles_used", TitleUsedRow)
 CHUNK_CONTEXT = Query("graph/chunk_context", ChunkContextRow)
 FIND_ENTITIES = Query("graph/find_entities", EntityMatchRow)
 ENTITY_FACTS = Query("graph/entity_facts", EntityFactRow)

@@ -184,3 +184,23 @@ def test_documents_without_a_used_title_are_referenced_by_their_opening_name(tmp
         "MATCH (d:Document) RETURN d.title AS title, d.mention_name AS name")}
     assert names == {"a1": "Kiss and Tell", "b2": "Shirley Temple Black", "c3": "c3"}
     assert references(store) == {("a1", "b2"), ("c3", "a1"), ("c3", "b2")}
+
+
+def test_documents_written_before_they_were_named_are_named_and_linked_by_the_next_load(
+        tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    (tmp_path / "a1.txt").write_text("Kiss and Tell is a 1945 film starring Shirley Temple Black as Corliss.\n")
+    (tmp_path / "b2.txt").write_text("Shirley Temple Black (1928 - 2014) was an American actress and diplomat.\n")
+    ingestor.load([tmp_path / "a1.txt", tmp_path / "b2.txt"])
+    # As the version before names left them: no name, titles too ordinary to key, no REFERENCES between them.
+    assert mention_keys("a1") is None and mention_keys("b2") is None
+    store.query("MATCH (d:Document) REMOVE d.mention_name, d.mention_query, d.mention_pattern, d.mention_key "
+                "WITH count(*) AS n MATCH ()-[r:REFERENCES]->() DELETE r WITH count(*) AS n "
+                "MATCH (m:StrataMeta {id: 'strata'}) SET m.mention_keys = 2", routing=WRITE)
+    assert references(store) == set()
+    (tmp_path / "c3.txt").write_text("Two names appear here: Shirley Temple Black and Kiss and Tell.\n")
+    ingestor.load([tmp_path / "c3.txt"])
+    rows = store.query("MATCH (d:Document) RETURN d.title AS title, d.mention_name AS name, d.mention_key AS key")
+    assert {r["title"]: r["name"] for r in rows} == {"a1": "Kiss and Tell", "b2": "Shirley Temple Black", "c3": "c3"}
+    assert {r["title"]: r["key"] for r in rows}["b2"] in ("shirley", "temple", "black")
+    assert references(store) == {("a1", "b2"), ("c3", "a1"), ("c3", "b2")}
+    assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS v")[0]["v"] == MENTION_KEYS_VERSION

@@ -32,7 +32,7 @@ then by the name its opening gives its subject, as an encyclopaedia entry or a g
 Black (April 23, 1928 - 2014) was an American actress"), when it opens with one (:func:`mention_name`). Passages
 loaded without a meaningful title are then found by the name other passages call them, as titled ones are
 by their titles. The name is stored as ``mention_name``; documents written before it existed are mentioned by
-their title.
+their title until the next load names them (:func:`ensure_mention_keys`) and links the renamed again.
 
 Titles that cannot be told from ordinary words are not linked: under 4 characters, without a name-like
 word (all lower-case), or a single generic heading word such as "Introduction"; nor are titles over
@@ -60,8 +60,11 @@ from kg.store.queries import (
     MENTION_KEYS_STATE,
     MENTIONS_PENDING,
     QUALIFIED_TITLES,
+    TITLES_USED,
     UNKEYED_TITLES,
+    UNNAMED_DOCUMENTS,
     TitleRow,
+    UnnamedDocumentRow,
 )
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "assign_mention_keys", "choose_mention_key", "ensure_mention_keys",
@@ -80,9 +83,9 @@ _LITERAL = re.compile(r"[\W_]")
 # Java regex: no letter, digit or underscore just before / after a title that starts / ends with one.
 _BEFORE, _AFTER = r"(?<![\p{L}\p{N}_])", r"(?![\p{L}\p{N}_])"
 _KEYED_PAGE = 5000
-# How titles are keyed: 1, every term of the title; 2, the terms of its core (no trailing disambiguation). A
-# graph keyed by an older version is keyed again once (ensure_mention_keys).
-MENTION_KEYS_VERSION = 2
+# How titles are keyed: 1, every term of the title; 2, the terms of its core (no trailing disambiguation); 3, the
+# terms of the document's mention_name. A graph keyed by an older version is keyed again once (ensure_mention_keys).
+MENTION_KEYS_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,12 +148,15 @@ def mention_name(title: str, text: str) -> str:
     (an identifier or a file name as title; "Christopher Nolan" opening "Christopher Edward Nolan ..." keeps
     its title, the name others use)."""
     core = title_core(title)
-    if core and core in text:
+    return _named(title, text, uses_title=bool(core) and core in text)
+
+
+def _named(title: str, opening: str, *, uses_title: bool) -> str:
+    if uses_title:
         return title
-    opening = opening_name(text)
-    if not opening or {w.lower() for w in _WORD.findall(core)} & {w.lower() for w in _WORD.findall(opening)}:
-        return title
-    return opening
+    name = opening_name(opening)
+    shared = {w.lower() for w in _WORD.findall(title_core(title))} & {w.lower() for w in _WORD.findall(name)}
+    return name if name and not shared else title
 
 
 def choose_mention_key(terms: Iterable[str], counts: Mapping[str, int]) -> str:
@@ -197,9 +203,10 @@ def mention_keys(title: str) -> MentionKeys | None:
 
 
 def ensure_mention_keys(store: GraphStore) -> int:
-    """Key the linkable documents written before titles were keyed, and key again those with a disambiguated
-    title keyed by an older :data:`MENTION_KEYS_VERSION` (once per graph: the meta node records the version);
-    returns how many were keyed."""
+    """Key the linkable documents written before titles were keyed, key again those with a disambiguated
+    title keyed by an older :data:`MENTION_KEYS_VERSION`, and name the documents written before documents were
+    named (:func:`mention_name`; the renamed are linked again), once per graph: the meta node records the
+    version; returns how many were keyed or named."""
     state = store.read(MENTION_KEYS_STATE)
     version = state[0]["version"] if state else None
     if version == MENTION_KEYS_VERSION:
@@ -212,8 +219,29 @@ def ensure_mention_keys(store: GraphStore) -> int:
         while rows := store.read(QUALIFIED_TITLES, after=after, limit=_KEYED_PAGE):
             keyed += _key_titles(store, rows)
             after = rows[-1]["id"]
+    after = ""
+    while unnamed := store.read(UNNAMED_DOCUMENTS, after=after, limit=_KEYED_PAGE):
+        keyed += _name_documents(store, unnamed)
+        after = unnamed[-1]["id"]
     store.write("graph/mention_keys_done", version=MENTION_KEYS_VERSION)
     return keyed
+
+
+def _name_documents(store: GraphStore, rows: list[UnnamedDocumentRow]) -> int:
+    """Name a page of documents as :func:`mention_name` names new ones, their whole text read as "any chunk
+    holds the title's core" (one query)."""
+    cores = {r["id"]: title_core(r["title"] or "") for r in rows}
+    asked = [{"id": did, "core": core} for did, core in cores.items() if core]
+    used = {r["id"]: r["used"] for r in store.read(TITLES_USED, rows=asked)} if asked else {}
+    names = {r["id"]: _named(r["title"] or "", r["opening"], uses_title=used.get(r["id"], False)) for r in rows}
+    renamed = {r["id"]: mention_keys(names[r["id"]]) for r in rows if names[r["id"]] != (r["title"] or "")}
+    chosen = assign_mention_keys(store, {did: keys for did, keys in renamed.items() if keys is not None})
+    store.write("graph/set_mention_names", rows=[
+        {"id": did, "name": name, "renamed": did in renamed,
+         "query": keys.query if (keys := renamed.get(did)) else None,
+         "pattern": keys.pattern if keys else None, "key": chosen.get(did) if keys else None}
+        for did, name in names.items()])
+    return len(rows)
 
 
 def _key_titles(store: GraphStore, rows: Iterable[TitleRow]) -> int:
