@@ -7,7 +7,7 @@ are those keyed (``Document.mention_key``, as the load's title linking finds the
 that can be part of a name (:func:`~kg.store.lucene.lookup_terms` of
 :func:`~kg.store.lucene.name_query`; ``cypher/retrieval/title_links.cypher``, and for the seeds of
 :mod:`~kg.retrieval.methods.strata` the terms each chunk stores), and are kept only when their
-mention name (the title, or for a passage whose text never uses its title the name it opens with:
+mention name (the title, or for a passage titled by an identifier it never uses the name it opens with:
 :func:`~kg.layers.resource.references.mention_name`) occurs verbatim, on word boundaries, in the linking
 text (a disambiguating suffix such as ``"(film)"`` is ignored), so a shared common word is not a link.
 """

@@ -167,6 +167,9 @@ def test_titles_keyed_by_their_qualifier_are_keyed_again_by_the_next_link(
     ("P3f1c0a9e", "In New York, most people walk.", "P3f1c0a9e"),  # a phrase, not a name
     ("P3f1c0a9e", '"Bank of America Tower" is a skyscraper.', "Bank of America Tower"),
     ("notes", "Meeting notes from Tuesday.", "notes"),
+    ("pump_manual", "Installation Guide for the XR-200 pump.", "Installation Guide"),
+    ("", "Kiss and Tell is a 1945 American comedy film.", "Kiss and Tell"),  # no title at all
+    ("Green Day", "Billie Joe Armstrong formed the band in 1987.", "Green Day"),  # a title of words stays
 ])
 def test_a_document_is_mentioned_by_its_title_or_else_by_the_name_it_opens_with(title: str, text: str,
                                                                                 name: str) -> None:

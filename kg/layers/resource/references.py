@@ -27,7 +27,7 @@ writer's commit, when the eventually consistent indexes hold the new chunks and 
 leaves the flag set and the next load finishes it. Each REFERENCES so made records the mentioning chunks
 (``mention_chunks``), so it can be traced to the text that made it.
 
-A document is mentioned by its title, unless its own text never uses the title (an identifier, a file name):
+A document is mentioned by its title, unless the title is an identifier or a file name its own text never uses:
 then by the name its opening gives its subject, as an encyclopaedia entry or a glossary opens ("Shirley Temple
 Black (April 23, 1928 - 2014) was an American actress"), when it opens with one (:func:`mention_name`). Passages
 loaded without a meaningful title are then found by the name other passages call them, as titled ones are
@@ -144,15 +144,26 @@ def opening_name(text: str) -> str:
 
 def mention_name(title: str, text: str) -> str:
     """The name other texts call a document by: its title, or the name its text opens with
-    (:func:`opening_name`) when the text never uses the title's core and that name shares no word with it
-    (an identifier or a file name as title; "Christopher Nolan" opening "Christopher Edward Nolan ..." keeps
-    its title, the name others use)."""
+    (:func:`opening_name`) when the title is an identifier or a file name (one token with a digit or an
+    underscore, or all lower-case: ``P3f1c0a9e``, ``pump_manual``), the text never uses it, and the name
+    shares no word with it. A title of words stays the name even when a passage never uses it: a paragraph
+    of "Green Day" that opens "Billie Joe Armstrong formed the band" is still called Green Day.
+
+    >>> mention_name("P3f1c0a9e", "Kiss and Tell is a 1945 film."), mention_name("Green Day", "Billie Joe Armstrong")
+    ('Kiss and Tell', 'Green Day')
+    """
     core = title_core(title)
     return _named(title, text, uses_title=bool(core) and core in text)
 
 
+def _identifier(title: str) -> bool:
+    """Whether a title is an identifier or a file name rather than a name (see :func:`mention_name`)."""
+    token = title.strip()
+    return bool(token) and " " not in token and (token.islower() or "_" in token or any(c.isdigit() for c in token))
+
+
 def _named(title: str, opening: str, *, uses_title: bool) -> str:
-    if uses_title:
+    if uses_title or (title.strip() and not _identifier(title)):
         return title
     name = opening_name(opening)
     shared = {w.lower() for w in _WORD.findall(title_core(title))} & {w.lower() for w in _WORD.findall(name)}
