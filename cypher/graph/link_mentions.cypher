@@ -11,8 +11,8 @@ MATCH (d:Document {id: id})
 CALL (d) {
   WITH d WHERE d.mention_query IS NOT NULL
   CALL db.index.fulltext.queryNodes('chunk_text', d.mention_query, {limit: $incoming}) YIELD node AS c
-  WITH d, c WHERE c.document_id <> d.id AND all(w IN split(coalesce(d.mention_name, d.title), ' ') WHERE c.text CONTAINS w)
-    AND c.text =~ d.mention_pattern
+  WITH d, c WHERE c.document_id <> d.id
+    AND all(w IN split(coalesce(d.mention_name, d.title), ' ') WHERE c.text CONTAINS w) AND c.text =~ d.mention_pattern
   MATCH (o:Document {id: c.document_id})
   WITH d, o, collect(c.id) AS chunk_ids
   MERGE (o)-[r:REFERENCES]->(d)

@@ -14,9 +14,10 @@
 // or the name an untitled passage opens with) the chunk names verbatim (the CONTAINS test here is a necessary
 // condition of that check: the name up to its first parenthesis). A seek, not the title full-text index: a
 // title word most titles share (`Place` in every `bench query` title, `River` in an encyclopaedia) made each
-// full-text lookup score every title, four lookups per query. A seed loaded before chunks stored name_terms gets null links, for the caller to look
-// up. With $question_links, the first row also brings the question's own title links (its lookup terms
-// $question_keys) as question_links: title_links.cypher's lookup, without a second round trip.
+// full-text lookup score every title, four lookups per query. A seed loaded before chunks stored name_terms
+// gets null links, for the caller to look up. With $question_links, the first row also brings the question's
+// own title links (its lookup terms $question_keys) as question_links: title_links.cypher's lookup, without a
+// second round trip.
 CALL () {
   WITH 1 AS run WHERE $weights.chunk > 0
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c

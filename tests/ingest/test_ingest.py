@@ -268,8 +268,8 @@ def test_hotpotqa_sample_loads_every_passage_with_sentences(shared_data: Path, i
         "RETURN c.text AS text, c.sentences AS sentences ORDER BY c.order LIMIT 1", title=title)
     assert row and row[0]["sentences"][:2] == [0, 1]
     assert str(row[0]["text"]).startswith(titles[title][0].strip()[:30])
-    # Passages that name another passage (its title, or the name it opens with when its text never uses its
-    # title) reference it, through the chunks that name it.
+    # Passages that name another passage (its mention name: here its title) reference it, through the chunks
+    # that name it.
     mentions = store.query(
         "MATCH (a:Document)-[r:REFERENCES]->(b:Document) UNWIND r.mention_chunks AS id MATCH (c:Chunk {id: id}) "
         "RETURN a.id AS a, b.mention_name AS title, c.document_id AS doc, c.text AS text")

@@ -64,7 +64,9 @@ class PreparedDocument:
     source: SourceDocument
     chunks: list[Chunk]
     embeddings: npt.NDArray[np.float32] | None = None
-    # The term other documents' chunks find its title by, chosen by the writer against the stored ones.
+    # The name other documents call it by (its title, or its opening's name: references.mention_name) and the
+    # term their chunks find that name by, chosen by the writer against the stored ones.
+    mention_name: str | None = None
     mention_key: str | None = None
 
 
@@ -279,7 +281,7 @@ def _rows(docs: Sequence[PreparedDocument], *, with_chunks: bool = True) -> _Row
                       "page": s.page},
         } for s in _ordered_sections(doc)]
         chunk_rows = _chunk_rows(prepared, position) if with_chunks else []
-        props = document_props(doc, prepared.mention_key)
+        props = document_props(doc, prepared.mention_key, prepared.mention_name)
         rows.documents.append({"id": did, "embedding": centroids.get(None), "sections": section_rows,
                                "chunks": chunk_rows, "props": props})
         if props["link_targets"]:
@@ -372,8 +374,9 @@ class DocumentWriter:
     def _plan(self, docs: Sequence[PreparedDocument]) -> _Planned:
         known = self.states([d.id for d in docs])
         changed = [d for d in docs if known.get(d.id) != d.source.sha256]
-        titles = {d.id: found for d in changed
-                  if (found := mention_keys(mention_name(d.source.title, d.source.text))) is not None}
+        for doc in changed:  # once per document: naming may scan its whole text for the title
+            doc.mention_name = mention_name(doc.source.title, doc.source.text)
+        titles = {d.id: found for d in changed if d.mention_name and (found := mention_keys(d.mention_name))}
         if titles:
             chosen = assign_mention_keys(self.store, titles)
             for doc in changed:

@@ -16,7 +16,8 @@ from typing import Any
 from neo4j import RoutingControl
 
 import cypher
-from kg.layers.resource.references import choose_mention_key, mention_keys, mention_name
+from kg.layers.resource import references
+from kg.layers.resource.references import choose_mention_key, mention_keys
 from kg.store.base import GraphStore, Query, Transaction
 from kg.store.queries import (
     CHUNKS_SHARED,
@@ -67,11 +68,13 @@ def _file_name(path: str) -> str:
     return _key(posixpath.basename(path.split("#")[0].rstrip("/")))
 
 
-def document_props(doc: SourceDocument, mention_key: str | None = None) -> dict[str, Any]:
-    """The ``Document`` node's properties, with the keys its references are found by: the name other documents
-    call it by (:func:`~kg.layers.resource.references.mention_name`) and ``mention_key``, the term other
-    documents' chunks find that name by (:func:`~kg.layers.resource.references.assign_mention_keys`
-    chooses it against the stored ones); left out, the title's longest term."""
+def document_props(doc: SourceDocument, mention_key: str | None = None,
+                   mention_name: str | None = None) -> dict[str, Any]:
+    """The ``Document`` node's properties, with the keys its references are found by: ``mention_name``, the
+    name other documents call it by (left out, :func:`~kg.layers.resource.references.mention_name` names it),
+    and ``mention_key``, the term other documents' chunks find that name by
+    (:func:`~kg.layers.resource.references.assign_mention_keys` chooses it against the stored ones); left out,
+    the name's longest term."""
     source_name = _file_name(doc.source)
     targets = {_file_name(link.target) for link in doc.links if link.target}
     targets |= {_key(link.text) for link in doc.links if link.text}
@@ -79,7 +82,7 @@ def document_props(doc: SourceDocument, mention_key: str | None = None) -> dict[
     if _EXTENSION.search(head):
         targets |= {_key(name) for name in _FILE_NAME.findall(head)}
     targets -= {"", source_name}
-    name = mention_name(doc.title, doc.text)
+    name = mention_name if mention_name is not None else references.mention_name(doc.title, doc.text)
     mention = mention_keys(name)
     return {
         "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
