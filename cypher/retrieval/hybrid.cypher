@@ -17,7 +17,9 @@
 // full-text lookup score every title, four lookups per query. A seed loaded before chunks stored name_terms
 // gets null links, for the caller to look up. With $question_links, the first row also brings the question's
 // own title links (its lookup terms $question_keys) as question_links: title_links.cypher's lookup, without a
-// second round trip.
+// second round trip. With $named_by > 0, each of the top $link_seeds also brings the passages that name it
+// (incoming REFERENCES, at most $link_candidates a seed, each by its mentioning chunk nearest the query):
+// its $named_by nearest, as named_by.
 CALL () {
   WITH 1 AS run WHERE $weights.chunk > 0
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c
@@ -101,14 +103,37 @@ CALL (linking) {
                   sentences: coalesce(l.sentences, []), score: coalesce(sim, 0.0), path: 'title',
                   via: coalesce(d.mention_name, d.title), via_id: d.id}) AS found
 }
+CALL (ranked) {
+  UNWIND range(0, size(ranked) - 1) AS n
+  WITH n, ranked[n].c AS s WHERE n < $link_seeds AND $named_by > 0
+  CALL (s) {
+    MATCH (:Document {id: s.document_id})<-[r:REFERENCES]-(o:Document)
+    WHERE o.id <> s.document_id AND ($document_ids IS NULL OR o.id IN $document_ids)
+      AND ($formats IS NULL OR o.format IN $formats)
+      AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN o.metadata))
+    RETURN o, r LIMIT $link_candidates
+  }
+  UNWIND coalesce(r.mention_chunks, []) AS mentioning
+  MATCH (l:Chunk {id: mentioning}) WHERE NOT l.id IN $exclude_ids
+  WITH n, s, o, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC
+  WITH n, s, o, collect({c: l, sim: sim})[0] AS best ORDER BY best.sim DESC
+  WITH n, s, collect({o: o, c: best.c, sim: best.sim})[..$named_by] AS nearest
+  UNWIND nearest AS x
+  WITH n, s, x.o AS o, x.c AS l, x.sim AS sim
+  RETURN collect({n: n, chunk_id: l.id, text: l.text, document_id: l.document_id, title: l.title,
+                  source: o.source, page: l.page, char_start: l.char_start, char_end: l.char_end,
+                  sentences: coalesce(l.sentences, []), score: coalesce(sim, 0.0), path: 'named_by',
+                  via: s.title, via_id: s.id}) AS naming
+}
 UNWIND range(0, size(ranked) - 1) AS position
 WITH ranked[position].c AS c, ranked[position].fused AS fused, ranked[position].sources AS sources, position,
-     found
+     found, naming
 OPTIONAL MATCH (d:Document {id: c.document_id})
 RETURN c.id AS chunk_id, c.text AS text, c.document_id AS document_id, c.title AS title, d.source AS source,
        c.page AS page, c.char_start AS char_start, c.char_end AS char_end,
        coalesce(c.sentences, []) AS sentences, fused AS score, sources,
        CASE WHEN position < $link_seeds AND c.name_terms IS NULL THEN null
             ELSE [l IN found WHERE l.n = position] END AS links,
-       CASE WHEN position = 0 AND $question_links THEN [l IN found WHERE l.n = -1] END AS question_links
+       CASE WHEN position = 0 AND $question_links THEN [l IN found WHERE l.n = -1] END AS question_links,
+       [l IN naming WHERE l.n = position] AS named_by
 ORDER BY score DESC

@@ -98,21 +98,45 @@ def fuse(scored: Mapping[str, Sequence[tuple[str, float]]], *, method: Fusion = 
 
 
 def fuse_hits(lists: Mapping[str, Sequence[Hit]], *, k: int, method: Fusion = "rrf", rrf_k: float = 60.0,
-              weights: Mapping[str, float] | None = None, depth: int = 0) -> list[Hit]:
+              weights: Mapping[str, float] | None = None, depth: int = 0,
+              followers: Mapping[str, Sequence[Hit]] | None = None) -> list[Hit]:
     """Fuse ranked hit lists from separate paths: one hit per chunk, carrying every path's sources, scored
-    by the fused score; a chunk repeated within a list counts at its first (best) rank. The given hits are
-    not changed; only the ``k`` returned are copied (deep copies of every candidate were most of the time
-    ``strata`` spent in Python)."""
+    by the fused score; a chunk repeated within a list counts at its first (best) rank. ``followers``: hits
+    placed right after a given chunk, wherever the fusion put them, with its score (a bridge's second hop
+    after its first: :mod:`kg.retrieval.methods.strata`). The given hits are not changed; only the ``k``
+    returned are copied (deep copies of every candidate were most of the time ``strata`` spent in Python)."""
     first: dict[str, Hit] = {}
     sources: dict[str, list[HitSource]] = {}
     scored: dict[str, list[tuple[str, float]]] = {}
-    for path, hits in lists.items():
+    for path, hits in {**lists, "": [h for after in (followers or {}).values() for h in after]}.items():
         order: dict[str, float] = {}
         for hit in hits:
             first.setdefault(hit.chunk_id, hit)
             sources.setdefault(hit.chunk_id, []).extend(hit.sources)  # HitSource is frozen: shared safely
             order.setdefault(hit.chunk_id, hit.score)
-        scored[path] = list(order.items())
+        if path:
+            scored[path] = list(order.items())
     fused = fuse(scored, method=method, rrf_k=rrf_k, weights=weights, depth=depth)
+    if followers:
+        fused = _followed(fused, {i: [h.chunk_id for h in after] for i, after in followers.items()}, k)
     return [first[i].model_copy(update={"score": s, "sources": sources[i], "sentences": list(first[i].sentences)})
             for i, s in fused[:k]]
+
+
+def _followed(fused: Sequence[tuple[str, float]], followers: Mapping[str, Sequence[str]],
+              k: int) -> list[tuple[str, float]]:
+    """The first ``k`` of ``fused`` with each id's followers right after it (and theirs after them), once each."""
+    out: list[tuple[str, float]] = []
+    placed: set[str] = set()
+    for item, score in fused:
+        due = [item]
+        while due and len(out) < k:
+            current = due.pop(0)
+            if current in placed:
+                continue
+            placed.add(current)
+            out.append((current, score))
+            due[:0] = [f for f in followers.get(current, ()) if f not in placed]
+        if len(out) >= k:
+            break
+    return out

@@ -159,12 +159,14 @@ class HRSettings(_Settings):
 
 class StrataSettings(_Settings):
     """``strata``: hybrid (``fusion`` of its paths with ``path_weights`` over ``candidates`` per path, at
-    least ``k``) plus links from ``seeds`` hits, fused by RRF (``rrf_k``) with ``weights`` per signal:
-    ``hybrid``, ``question_title``, ``bridge``, ``entity`` and ``ppr`` (the ``ppr`` method's ranking); a
-    signal of weight 0 is not run (by default ``entity`` and ``ppr``: docs/retrieval.md has the numbers).
+    least ``k``) plus links from its first ``seeds`` hits, fused by RRF (``rrf_k``) with ``weights`` per
+    signal: ``hybrid``, ``question_title``, ``named_by``, ``bridge``, ``entity`` and ``ppr`` (the ``ppr``
+    method's ranking); a signal of weight 0 is not run (by default ``bridge``, ``entity`` and ``ppr``:
+    docs/retrieval.md has the numbers). Each seed is followed by its ``follow`` nearest bridge links.
     ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`)."""
 
     seeds: int = Field(default=3, ge=0)
+    follow: int = Field(default=2, ge=0)
     candidates: int = Field(default=30, ge=1)
     weights: Mapping[str, float] = Field(default_factory=lambda: dict(LINK_WEIGHTS))
     rrf_k: float = 60.0

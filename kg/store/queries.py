@@ -301,6 +301,7 @@ class TitleLinkRow(PathChunkRow):
 class HybridRow(SourcedChunkRow):
     links: list[PathChunkRow] | None
     question_links: list[PathChunkRow] | None  # on the first row only, when asked for
+    named_by: list[PathChunkRow]  # for the top link seeds, when asked for: the passages that name it
 
 
 class PresentRow(TypedDict):

@@ -71,6 +71,18 @@ def test_fuse_hits_merges_sources_and_leaves_the_given_hits_unchanged() -> None:
     assert hybrid[1].sentences == [0]
 
 
+def test_followers_come_right_after_their_chunk_with_its_score() -> None:
+    hybrid = [_hit(c, "hybrid", 1.0) for c in ("s1", "a", "s2", "b", "l1")]
+    bridge = {"s1": [_hit("l1", "bridge", 0.9), _hit("s2", "bridge", 0.8)], "s2": [_hit("l2", "bridge", 0.7)]}
+    fused = fuse_hits({"hybrid": hybrid}, k=5, followers=bridge)
+    # l1 moves up from fifth; s2, a follower of s1, brings its own follower; a follower is never repeated.
+    assert [h.chunk_id for h in fused] == ["s1", "l1", "s2", "l2", "a"]
+    assert [h.score for h in fused[:4]] == [pytest.approx(1 / 61)] * 4
+    assert [s.path for s in fused[1].sources] == ["hybrid", "bridge"] and fused[3].sources[0].path == "bridge"
+    assert [h.chunk_id for h in fuse_hits({"hybrid": hybrid}, k=2, followers=bridge)] == ["s1", "l1"]
+    assert [h.chunk_id for h in fuse_hits({"hybrid": hybrid}, k=5)] == ["s1", "a", "s2", "b", "l1"]
+
+
 def test_defaults_are_calibrated_and_lexical_led_but_for_e5() -> None:
     hybrid = HybridSettings()
     assert hybrid.fusion == "zscore" and hybrid.weights is None  # the embedder's defaults

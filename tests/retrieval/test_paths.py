@@ -153,6 +153,40 @@ def test_strata_follows_bridge_links_and_explains_them(distilled: Corpus) -> Non
     assert not any(s.path in ("entity", "ppr") for h in default for s in h.sources)
 
 
+def test_strata_places_a_seeds_bridge_link_right_after_it(corpus: Corpus) -> None:
+    question = "Which magazine was edited by the writer Timothy Shay Arthur?"
+    hits = make_retriever("strata", corpus.store, EMBEDDER, weights={"named_by": 0.0}).retrieve(question, k=6)
+    seeds = hybrid_hits_with_links(corpus.store, query_vector(EMBEDDER, question), question, k=6, seeds=3).hits
+    followed = 0
+    for seed in seeds[:3]:
+        linked = named_links(seed.hit.text, seed.link_candidates or [])
+        if linked:  # the seed's nearest link follows it, unless it came first
+            at = [h.chunk_id for h in hits].index(seed.hit.chunk_id)
+            assert linked[0].chunk_id in [h.chunk_id for h in hits[:at + 2]]
+            followed += 1
+    assert followed >= 1
+    unplaced = make_retriever("strata", corpus.store, EMBEDDER, follow=0, weights={"named_by": 0.0})
+    assert not any(s.path == "bridge" for h in unplaced.retrieve(question, k=6) for s in h.sources)
+
+
+def test_strata_finds_the_passages_that_name_a_seed(corpus: Corpus) -> None:
+    # "Arthur's Magazine" names Timothy Shay Arthur (a REFERENCES of the load); the question names only him.
+    question = "Timothy Shay Arthur popular American writer born in Newburgh"
+    vector = query_vector(EMBEDDER, question)
+    seeds = hybrid_hits_with_links(corpus.store, vector, question, k=5, seeds=3, named_by=1).hits
+    writer = next(s for s in seeds[:3] if s.hit.title == "Timothy Shay Arthur")
+    assert [(h.title, h.sources[0].path, h.sources[0].via) for h in writer.named_by] == [
+        ("Arthur's Magazine", "named_by", "Timothy Shay Arthur")]
+    assert all(s.named_by == [] for s in seeds[3:])
+    assert hybrid_hits_with_links(corpus.store, vector, question, k=5, seeds=3).hits[0].named_by == []
+    hits = make_retriever("strata", corpus.store, EMBEDDER, follow=0).retrieve(question, k=5)
+    magazine = next(h for h in hits if h.title == "Arthur's Magazine")
+    assert any(s.path == "named_by" and s.via == "Timothy Shay Arthur" for s in magazine.sources)
+    filtered = hybrid_hits_with_links(corpus.store, vector, question, k=5, seeds=3, named_by=1, where=RetrievalFilter(
+        exclude_chunk_ids=[corpus.chunks["Arthur's Magazine"]])).hits
+    assert all(h.title != "Arthur's Magazine" for s in filtered for h in s.named_by)
+
+
 def test_strata_uses_entities_distilled_after_it_was_made(corpus: Corpus) -> None:
     strata = make_retriever("strata", corpus.store, EMBEDDER, weights={"entity": 0.5})
     question = "Where was the editor of Arthur's Magazine born?"

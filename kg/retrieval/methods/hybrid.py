@@ -14,7 +14,7 @@ by embedder family, which :func:`default_weights` picks when no ``weights`` are 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
@@ -56,10 +56,12 @@ def hybrid_hits(store: GraphStore, vector: list[float], text: str, *, k: int, fu
 class LinkedHit:
     """A hybrid hit and, for the top seeds, the title-link candidates of its chunk (empty for the others):
     ``None`` when a seed's chunk stores no ``name_terms`` (loaded before they existed), so the caller must
-    look its links up itself."""
+    look its links up itself; and, when asked for, the passages that name it (incoming REFERENCES), nearest
+    to the question first."""
 
     hit: Hit
     link_candidates: list[Hit] | None
+    named_by: list[Hit] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -72,15 +74,19 @@ class LinkedRanking:
 
 
 def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *, k: int, seeds: int,
-                           question_links: bool = False, link_candidates: int = 30, fusion: Fusion = "zscore",
+                           question_links: bool = False, named_by: int = 0, link_candidates: int = 30,
+                           fusion: Fusion = "zscore",
                            weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0,
                            candidates: int = 50, where: RetrievalFilter | None = None) -> LinkedRanking:
     """:func:`hybrid_hits` whose first ``seeds`` hits carry their title-link candidates, and, with
-    ``question_links``, the question's own title-link candidates, all from the same round trip. Candidates
-    are unfiltered: :func:`~kg.retrieval.links.mentions_title` decides."""
+    ``question_links``, the question's own title-link candidates, and with ``named_by`` > 0 the seeds' ``named_by``
+    nearest naming passages, all from the same round trip. Title-link candidates are unfiltered:
+    :func:`~kg.retrieval.links.mentions_title` decides."""
     rows = _rows(store, vector, text, k=k, fusion=fusion, weights=weights, rrf_k=rrf_k, candidates=candidates,
-                 where=where, link_seeds=seeds, link_candidates=link_candidates, question_links=question_links)
-    hits = [LinkedHit(hit_from_row(r), None if r["links"] is None else [hit_from_row(link) for link in r["links"]])
+                 where=where, link_seeds=seeds, link_candidates=link_candidates, question_links=question_links,
+                 named_by=named_by)
+    hits = [LinkedHit(hit_from_row(r), None if r["links"] is None else [hit_from_row(link) for link in r["links"]],
+                      [hit_from_row(link) for link in r["named_by"]])
             for r in rows]
     asked = rows[0]["question_links"] if rows else None
     return LinkedRanking(hits, [hit_from_row(link) for link in asked or []])
@@ -89,12 +95,12 @@ def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *,
 def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion,
           weights: Mapping[str, float], rrf_k: float, candidates: int, where: RetrievalFilter | None,
           threshold: float = -1.0, atom_threshold: float = 0.0, link_seeds: int = 0,
-          link_candidates: int = 30, question_links: bool = False) -> list[HybridRow]:
+          link_candidates: int = 30, question_links: bool = False, named_by: int = 0) -> list[HybridRow]:
     return store.read(
         HYBRID, vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
         weights={**{p: 0.0 for p in DEFAULT_WEIGHTS}, **weights}, rrf_k=float(rrf_k), threshold=threshold,
         atom_threshold=atom_threshold, link_seeds=link_seeds, link_candidates=link_candidates,
-        question_links=question_links, text=text,
+        question_links=question_links, named_by=named_by, text=text,
         question_keys=lookup_terms(name_query(text)) if question_links else [],
         **filter_params(where),
     )

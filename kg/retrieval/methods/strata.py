@@ -5,17 +5,22 @@ It fuses, by weighted reciprocal rank, what each signal is good at:
 1. the hybrid ranking (``hybrid.cypher``): chunk vectors, atoms, and Lucene BM25 over chunks and atoms,
    fused by calibrated (z-score) fusion, so a weak vector signal cannot drag a good lexical ranking down;
 2. passages the question names by title (comparison questions name both of their passages);
-3. bridge links: passages named by the top hybrid seeds (the second hop of a bridge question), in the
-   order of the seed that names them;
-4. optional, off by default (weight 0, not run): entity links, chunks mentioning entities the question
-   names (they cost recall on both the titled and the untitled HotpotQA sample with offline entities), and
-   the ``ppr`` method's personalised PageRank ranking (docs/retrieval.md has the measurements).
+3. ``named_by``: for each top hybrid seed, the passage nearest the question among those that name it
+   (incoming REFERENCES: the second hop of a question whose answer names its first);
+4. optional, off by default (weight 0, not run): ``bridge`` links as a list of their own, entity links,
+   chunks mentioning entities the question names (they cost recall on both the titled and the untitled
+   HotpotQA sample with offline entities), and the ``ppr`` method's personalised PageRank ranking
+   (docs/retrieval.md has the measurements).
 
-Each of 2-4 is a ranked list in the fusion, so a link only outranks a direct match when several signals
-agree; 2 and 3 need titled passages and simply find nothing in a corpus without them, which leaves the
-hybrid ranking. The question's title links and the seeds' bridge candidates come back with the hybrid
-ranking in one round trip (each chunk stores the name terms of its text at load time, so the server can
-look its titles up itself): by default a query is one round trip (entity links and ppr, when weighted,
+Each of 2-4 is a ranked list in the fusion, so such a link only outranks a direct match when several signals
+agree. Bridge links are not fused by rank but placed: each of the top ``seeds`` hybrid seeds is followed,
+right after it, by its ``follow`` nearest bridge links, the passages it names (a bridge question's second
+hop goes with its first; by reciprocal rank a link no other signal found ranked below the hybrid list's
+20th result, whatever its seed). Title links and references need named passages (titles, or the names
+untitled passages open with) and find nothing in a corpus without them, which leaves the hybrid ranking.
+The question's title links, the seeds' bridge candidates and the passages naming them come back with the
+hybrid ranking in one round trip (each chunk stores the name terms of its text at load time, so the server
+can look its titles up itself): by default a query is one round trip (entity links and ppr, when weighted,
 run on other sessions meanwhile).
 """
 
@@ -37,9 +42,10 @@ from kg.store.queries import ENTITY_LINKS
 
 __all__ = ["LINK_WEIGHTS", "StrataRetriever"]
 
-# Set on the HotpotQA sample (docs/retrieval.md): entity links and ppr cost recall there, so they do not run.
-LINK_WEIGHTS: Mapping[str, float] = {"hybrid": 1.0, "question_title": 1.0, "bridge": 0.75, "entity": 0.0,
-                                     "ppr": 0.0}
+# Set on the HotpotQA sample (docs/retrieval.md): entity links and ppr cost recall there, so they do not run;
+# bridge links are placed after their seeds (follow), not fused as a list.
+LINK_WEIGHTS: Mapping[str, float] = {"hybrid": 1.0, "question_title": 1.0, "bridge": 0.0, "named_by": 0.25,
+                                     "entity": 0.0, "ppr": 0.0}
 
 
 class StrataRetriever(Retriever):
@@ -53,11 +59,11 @@ class StrataRetriever(Retriever):
 
     name = "strata"
 
-    def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, candidates: int = 30,
-                 weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0, fusion: Fusion = "zscore",
-                 path_weights: Mapping[str, float] | None = None) -> None:
+    def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, follow: int = 2,
+                 candidates: int = 30, weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
+                 fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None) -> None:
         self.store, self.embedder = store, embedder
-        self.seeds, self.candidates, self.rrf_k, self.fusion = seeds, candidates, rrf_k, fusion
+        self.seeds, self.follow, self.candidates, self.rrf_k, self.fusion = seeds, follow, candidates, rrf_k, fusion
         self.weights = {**LINK_WEIGHTS, **weights}
         self.path_weights = dict(default_weights(embedder) if path_weights is None else path_weights)
         self._entities = False
@@ -80,27 +86,32 @@ class StrataRetriever(Retriever):
             side["entity"] = self._pool.submit(self._entity_links, question, vector, where)
         if self._ppr is not None:
             side["ppr"] = self._pool.submit(self._ppr.retrieve, question, k=depth, where=where)
-        seeds = self.seeds if self.weights["bridge"] > 0 else 0
+        bridged = self.follow > 0 or self.weights["bridge"] > 0
+        named_by = 1 if self.weights["named_by"] > 0 else 0
+        seeds = self.seeds if bridged or named_by else 0
         titled = self.weights["question_title"] > 0
         ranking = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=seeds, question_links=titled,
-                                         fusion=self.fusion, weights=self.path_weights, candidates=depth,
-                                         where=where)
+                                         named_by=named_by, fusion=self.fusion, weights=self.path_weights,
+                                         candidates=depth, where=where)
         lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in ranking.hits]}
         if titled:
             lists["question_title"] = named_links(question, ranking.question_links)
-        if seeds:
-            lists["bridge"] = self._bridge(ranking.hits[:seeds], vector, where)
+        bridge = self._bridge(ranking.hits[:seeds], vector, where) if bridged else []
+        if self.weights["bridge"] > 0:
+            lists["bridge"] = [h for links in bridge for h in links]
+        if named_by:
+            lists["named_by"] = [h for seed in ranking.hits[:seeds] for h in seed.named_by]
         for signal, future in side.items():
             lists[signal] = future.result()
-        return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights)
+        followers = {seed.hit.chunk_id: links[:self.follow]
+                     for seed, links in zip(ranking.hits[:len(bridge)], bridge, strict=True)}
+        return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights, followers=followers)
 
-    def _bridge(self, seeds: list[LinkedHit], vector: list[float], where: RetrievalFilter | None) -> list[Hit]:
-        """The seeds' links in seed order, each explained by the seed that names it."""
-        bridge: list[Hit] = []
-        for seed, links in zip(seeds, self._seed_links(seeds, vector, where), strict=True):
-            bridge += [h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.hit.title,
-                                                                  via_id=seed.hit.chunk_id)]}) for h in links]
-        return bridge
+    def _bridge(self, seeds: list[LinkedHit], vector: list[float], where: RetrievalFilter | None) -> list[list[Hit]]:
+        """Each seed's links, nearest the question first, each explained by the seed that names it."""
+        return [[h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.hit.title,
+                                                            via_id=seed.hit.chunk_id)]}) for h in links]
+                for seed, links in zip(seeds, self._seed_links(seeds, vector, where), strict=True)]
 
     def _seed_links(self, seeds: list[LinkedHit], vector: list[float],
                     where: RetrievalFilter | None) -> list[list[Hit]]:
