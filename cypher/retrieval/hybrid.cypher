@@ -11,8 +11,9 @@
 // The top $link_seeds results also bring their title links in the same round trip (0: none): documents
 // keyed (Document.mention_key, a range index seek per term) by one of the chunk's stored name terms, each
 // with its best chunk by raw cosine to the query; kg.retrieval.links keeps those whose mention name (the title,
-// or the name an untitled passage opens with) the chunk names verbatim (the CONTAINS test here is a necessary
-// condition of that check: the name up to its first parenthesis). A seek, not the title full-text index: a
+// or the name an untitled passage opens with, or one of that name's short forms: the first the text holds is the
+// link's via) the chunk names verbatim (the CONTAINS test here is a necessary condition of that check: the name
+// up to its first parenthesis). A seek, not the title full-text index: a
 // title word most titles share (`Place` in every `bench query` title, `River` in an encyclopaedia) made each
 // full-text lookup score every title, four lookups per query. A seed loaded before chunks stored name_terms
 // gets null links, for the caller to look up. With $question_links, the first row also brings the question's
@@ -93,15 +94,17 @@ CALL (linking) {
   WITH DISTINCT x, d WHERE (x.own IS NULL OR d.id <> x.own) AND ($document_ids IS NULL OR d.id IN $document_ids)
     AND ($formats IS NULL OR d.format IN $formats)
     AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata))
-    AND x.text CONTAINS trim(split(coalesce(d.mention_name, d.title), '(')[0])
+  WITH x, d, [name IN coalesce(d.mention_names, [coalesce(d.mention_name, d.title)])
+              WHERE x.text CONTAINS trim(split(name, '(')[0])][0] AS via
+  WHERE via IS NOT NULL
   MATCH (l:Chunk {document_id: d.id}) WHERE NOT l.id IN $exclude_ids
-  WITH x, d, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC
-  WITH x, d, collect({c: l, sim: sim})[0] AS best
-  WITH x, d, best.c AS l, best.sim AS sim
+  WITH x, d, via, l, 2 * vector.similarity.cosine(l.embedding, $vector) - 1 AS sim ORDER BY sim DESC
+  WITH x, d, via, collect({c: l, sim: sim})[0] AS best
+  WITH x, d, via, best.c AS l, best.sim AS sim
   RETURN collect({n: x.n, chunk_id: l.id, text: l.text, document_id: l.document_id, title: l.title,
                   source: d.source, page: l.page, char_start: l.char_start, char_end: l.char_end,
                   sentences: coalesce(l.sentences, []), score: coalesce(sim, 0.0), path: 'title',
-                  via: coalesce(d.mention_name, d.title), via_id: d.id}) AS found
+                  via: via, via_id: d.id}) AS found
 }
 CALL (ranked) {
   UNWIND range(0, size(ranked) - 1) AS n

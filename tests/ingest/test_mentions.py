@@ -10,7 +10,7 @@ from neo4j import RoutingControl
 from kg.embeddings import HashingEmbedder
 from kg.layers.corpus.ingest import Ingestor, prepare_structural
 from kg.layers.corpus.writer import DocumentWriter
-from kg.layers.resource.references import MENTION_KEYS_VERSION, mention_keys, mention_name
+from kg.layers.resource.references import MENTION_KEYS_VERSION, mention_keys, mention_name, name_variants
 from kg.store.base import GraphStore
 from kg.store.schema import ensure_schema
 from loaders import load_path
@@ -206,4 +206,62 @@ def test_documents_written_before_they_were_named_are_named_and_linked_by_the_ne
     assert {r["title"]: r["name"] for r in rows} == {"a1": "Kiss and Tell", "b2": "Shirley Temple Black", "c3": "c3"}
     assert {r["title"]: r["key"] for r in rows}["b2"] in ("shirley", "temple", "black")
     assert references(store) == {("a1", "b2"), ("c3", "a1"), ("c3", "b2")}
+    assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS v")[0]["v"] == MENTION_KEYS_VERSION
+
+
+@pytest.mark.parametrize(("name", "text", "variants"), [
+    ("Michael Trent Reznor", "Michael Trent Reznor (born May 17, 1965) is an American musician.",
+     ("Michael Reznor", "Trent Reznor")),
+    ("Andrew Alan Drew Fuller", 'Andrew Alan "Drew" Fuller (born May 19, 1980) is an American actor.',
+     ("Andrew Fuller", "Drew Fuller")),
+    ("Sir John William Downer", "Sir John William Downer, KCMG, KC (6 July 1843 - 2 August 1915) was a premier.",
+     ("John Downer", "John William Downer", "William Downer")),
+    ("Dale Brown", "Dale Brown (born November 2, 1956) is an American writer.", ()),  # already short
+    ("Silas Daniels III", "Silas Daniels III (born 1951) is a politician.", ("Silas Daniels",)),
+    ("Bank of America Tower", "Bank of America Tower (2009) is a skyscraper.", ()),  # a joiner: not a person
+    ("Carry On Cruising", "Carry On Cruising is the sixth Carry On film, released in 1962.", ()),  # no life dates
+    ("Dunkin Brands Group", "Dunkin Brands Group, Inc. is a restaurant holding company (founded 2004).", ()),
+    ("Dunkin Brands Group", "Dunkin Brands Group, Inc. (founded 2004) is a restaurant holding company.", ()),
+    ("King Wallis Vidor", "King Wallis Vidor ( ; February 8, 1894 - November 1, 1982) was a director.",
+     ("King Vidor", "Wallis Vidor")),
+    ("Robert Throb Young", 'Robert "Throb" Young (1964 - 9 September 2014) was a Scottish musician.',
+     ("Robert Young", "Throb Young")),
+])
+def test_a_biographys_full_name_is_also_mentioned_by_its_short_forms(name: str, text: str,
+                                                                     variants: tuple[str, ...]) -> None:
+    assert name_variants(name, text) == variants
+
+
+def test_a_biography_is_referenced_by_the_short_form_of_its_name(tmp_path: Path, ingestor: Ingestor,
+                                                                 store: GraphStore) -> None:
+    (tmp_path / "a1.txt").write_text("The soundtrack was produced by Trent Reznor of Nine Inch Nails.\n")
+    (tmp_path / "b2.txt").write_text("Michael Trent Reznor (born May 17, 1965) is an American musician.\n")
+    (tmp_path / "c3.txt").write_text("Michael Reznor is not Trent. Reznor alone names nobody.\n")
+    ingestor.load([tmp_path / "a1.txt", tmp_path / "b2.txt", tmp_path / "c3.txt"])
+    rows = store.query("MATCH (d:Document {title: 'b2'}) RETURN d.mention_name AS name, d.mention_names AS names, "
+                       "d.mention_key AS key")
+    assert rows[0]["name"] == "Michael Trent Reznor" and rows[0]["key"] == "reznor"
+    assert rows[0]["names"] == ["Michael Trent Reznor", "Michael Reznor", "Trent Reznor"]
+    assert references(store) == {("a1", "b2"), ("c3", "b2")}  # c3 says "Michael Reznor"
+
+
+def test_documents_named_before_short_forms_are_named_again_by_the_next_load(
+        tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
+    (tmp_path / "a1.txt").write_text("The soundtrack was produced by Trent Reznor of Nine Inch Nails.\n")
+    (tmp_path / "b2.txt").write_text("Michael Trent Reznor (born May 17, 1965) is an American musician.\n")
+    ingestor.load([tmp_path / "a1.txt", tmp_path / "b2.txt"])
+    # As version 3 left a biography: its full name only, keyed by one of its terms, no reference by short form.
+    old = mention_keys("Michael Trent Reznor")
+    assert old is not None
+    store.query("MATCH (d:Document {title: 'b2'}) SET d.mention_query = $query, d.mention_pattern = $pattern, "
+                "d.mention_key = 'michael' REMOVE d.mention_names WITH count(*) AS n "
+                "MATCH ()-[r:REFERENCES]->() DELETE r WITH count(*) AS n "
+                "MATCH (m:StrataMeta {id: 'strata'}) SET m.mention_keys = 3",
+                query=old.query, pattern=old.pattern, routing=WRITE)
+    assert references(store) == set()
+    (tmp_path / "c3.txt").write_text("An unrelated note about gearboxes.\n")
+    ingestor.load([tmp_path / "c3.txt"])
+    rows = store.query("MATCH (d:Document {title: 'b2'}) RETURN d.mention_names AS names, d.mention_key AS key")
+    assert rows[0]["names"] == ["Michael Trent Reznor", "Michael Reznor", "Trent Reznor"] and rows[0]["key"] == "reznor"
+    assert references(store) == {("a1", "b2")}
     assert store.query("MATCH (m:StrataMeta {id: 'strata'}) RETURN m.mention_keys AS v")[0]["v"] == MENTION_KEYS_VERSION

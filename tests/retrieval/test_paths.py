@@ -240,6 +240,22 @@ def test_strata_links_passages_titled_by_identifiers_by_the_names_they_open_with
     assert set(untitled.chunks) <= {f"P{n:04d}" for n in range(len(PASSAGES))}
 
 
+def test_strata_links_a_biography_by_the_short_form_others_call_it(store: GraphStore, tmp_path: Path) -> None:
+    corpus = load_passages(store, tmp_path, {
+        "P0000": "Natural Born Killers: A Soundtrack is the soundtrack to the film, produced by Trent Reznor.",
+        "P0001": "Michael Trent Reznor (born May 17, 1965) is an American singer and record producer.",
+        "P0002": "Hamburg is a port city in northern Germany on the Elbe river.",
+    })
+    vector = query_vector(EMBEDDER, "producer")
+    found = title_links(store, ["It was produced by Trent Reznor.", "Michael Reznor", "Reznor"], vector)
+    assert [[(h.title, h.sources[0].via) for h in hits] for hits in found] == [
+        [("P0001", "Trent Reznor")], [("P0001", "Michael Reznor")], []]
+    hits = make_retriever("strata", store, EMBEDDER).retrieve(
+        "Who produced the soundtrack Natural Born Killers: A Soundtrack?", k=3)
+    producer = next(h for h in hits if h.chunk_id == corpus.chunks["P0001"])
+    assert any(s.path == "bridge" and s.via_id == corpus.chunks["P0000"] for s in producer.sources)
+
+
 @pytest.mark.parametrize("method", ["chunk", "atom", "hybrid", "multigrain", "strata"])
 def test_an_empty_question_is_a_clear_error_not_a_server_error(distilled: Corpus, method: str) -> None:
     with pytest.raises(RetrievalError, match="the question is empty"):

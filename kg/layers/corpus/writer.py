@@ -37,7 +37,7 @@ from kg.layers.resource.documents import (
     delete_in,
     document_props,
 )
-from kg.layers.resource.references import assign_mention_keys, mention_keys, mention_name
+from kg.layers.resource.references import assign_mention_keys, mention_keys, mention_names
 from kg.shared.ids import section_id
 from kg.store.base import GraphStore, Transaction, embedding_listed
 from kg.store.lucene import lookup_terms, name_query
@@ -64,9 +64,9 @@ class PreparedDocument:
     source: SourceDocument
     chunks: list[Chunk]
     embeddings: npt.NDArray[np.float32] | None = None
-    # The name other documents call it by (its title, or its opening's name: references.mention_name) and the
-    # term their chunks find that name by, chosen by the writer against the stored ones.
-    mention_name: str | None = None
+    # The names other documents call it by (its title, or its opening's name and that name's short forms:
+    # references.mention_names) and the term their chunks find them by, chosen by the writer against the stored ones.
+    mention_names: tuple[str, ...] | None = None
     mention_key: str | None = None
 
 
@@ -281,7 +281,7 @@ def _rows(docs: Sequence[PreparedDocument], *, with_chunks: bool = True) -> _Row
                       "page": s.page},
         } for s in _ordered_sections(doc)]
         chunk_rows = _chunk_rows(prepared, position) if with_chunks else []
-        props = document_props(doc, prepared.mention_key, prepared.mention_name)
+        props = document_props(doc, prepared.mention_key, prepared.mention_names)
         rows.documents.append({"id": did, "embedding": centroids.get(None), "sections": section_rows,
                                "chunks": chunk_rows, "props": props})
         if props["link_targets"]:
@@ -375,8 +375,8 @@ class DocumentWriter:
         known = self.states([d.id for d in docs])
         changed = [d for d in docs if known.get(d.id) != d.source.sha256]
         for doc in changed:  # once per document: naming may scan its whole text for the title
-            doc.mention_name = mention_name(doc.source.title, doc.source.text)
-        titles = {d.id: found for d in changed if d.mention_name and (found := mention_keys(d.mention_name))}
+            doc.mention_names = mention_names(doc.source.title, doc.source.text)
+        titles = {d.id: found for d in changed if d.mention_names and (found := mention_keys(*d.mention_names))}
         if titles:
             chosen = assign_mention_keys(self.store, titles)
             for doc in changed:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from neo4j import RoutingControl
@@ -69,10 +70,11 @@ def _file_name(path: str) -> str:
 
 
 def document_props(doc: SourceDocument, mention_key: str | None = None,
-                   mention_name: str | None = None) -> dict[str, Any]:
-    """The ``Document`` node's properties, with the keys its references are found by: ``mention_name``, the
-    name other documents call it by (left out, :func:`~kg.layers.resource.references.mention_name` names it),
-    and ``mention_key``, the term other documents' chunks find that name by
+                   mention_names: Sequence[str] | None = None) -> dict[str, Any]:
+    """The ``Document`` node's properties, with the keys its references are found by: ``mention_names``, the
+    names other documents call it by, the first stored as ``mention_name`` and all of them as ``mention_names``
+    when there are several (left out, :func:`~kg.layers.resource.references.mention_names` names it), and
+    ``mention_key``, the term other documents' chunks find those names by
     (:func:`~kg.layers.resource.references.assign_mention_keys` chooses it against the stored ones); left out,
     the name's longest term."""
     source_name = _file_name(doc.source)
@@ -82,14 +84,15 @@ def document_props(doc: SourceDocument, mention_key: str | None = None,
     if _EXTENSION.search(head):
         targets |= {_key(name) for name in _FILE_NAME.findall(head)}
     targets -= {"", source_name}
-    name = mention_name if mention_name is not None else references.mention_name(doc.title, doc.text)
-    mention = mention_keys(name)
+    names = tuple(mention_names) if mention_names else references.mention_names(doc.title, doc.text)
+    mention = mention_keys(*names)
     return {
         "title": doc.title, "source": doc.source, "file": doc.file or doc.source,
         "sha256": doc.sha256, "format": doc.format,
         "pages": doc.pages, "metadata": [f"{k}={v}" for k, v in sorted(doc.metadata.items())],
         "language": doc.language, "source_name": source_name,
-        "title_key": _key(doc.title), "link_targets": sorted(targets), "mention_name": name,
+        "title_key": _key(doc.title), "link_targets": sorted(targets), "mention_name": names[0],
+        "mention_names": list(names) if len(names) > 1 else None,
         "mention_query": mention.query if mention else None,
         "mention_pattern": mention.pattern if mention else None,
         "mention_key": None if mention is None else (

@@ -32,7 +32,10 @@ then by the name its opening gives its subject, as an encyclopaedia entry or a g
 Black (April 23, 1928 - 2014) was an American actress"), when it opens with one (:func:`mention_name`). Passages
 loaded without a meaningful title are then found by the name other passages call them, as titled ones are
 by their titles. The name is stored as ``mention_name``; documents written before it existed are mentioned by
-their title until the next load names them (:func:`ensure_mention_keys`) and links the renamed again.
+their title until the next load names them (:func:`ensure_mention_keys`) and links the renamed again. A
+biography's lead names a person in full ("Michael Trent Reznor (born May 17, 1965) is ...") where others write
+"Trent Reznor": such a document is also mentioned by the short forms of its name (:func:`name_variants`), all
+stored in order as ``mention_names``.
 
 Titles that cannot be told from ordinary words are not linked: under 4 characters, without a name-like
 word (all lower-case), or a single generic heading word such as "Introduction"; nor are titles over
@@ -68,7 +71,7 @@ from kg.store.queries import (
 )
 
 __all__ = ["MAX_TITLE_CHARS", "MentionKeys", "assign_mention_keys", "choose_mention_key", "ensure_mention_keys",
-           "link_title_mentions", "mention_keys", "mention_name", "opening_name"]
+           "link_title_mentions", "mention_keys", "mention_name", "mention_names", "name_variants", "opening_name"]
 
 MAX_TITLE_CHARS = 200
 
@@ -84,8 +87,9 @@ _LITERAL = re.compile(r"[\W_]")
 _BEFORE, _AFTER = r"(?<![\p{L}\p{N}_])", r"(?![\p{L}\p{N}_])"
 _KEYED_PAGE = 5000
 # How titles are keyed: 1, every term of the title; 2, the terms of its core (no trailing disambiguation); 3, the
-# terms of the document's mention_name. A graph keyed by an older version is keyed again once (ensure_mention_keys).
-MENTION_KEYS_VERSION = 3
+# terms of the document's mention_name; 4, the terms its mention_names share. A graph keyed by an older version
+# is keyed again once (ensure_mention_keys).
+MENTION_KEYS_VERSION = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,14 @@ _NAME_JOINERS = frozenset("of the and de la le du da di del von van der y &".spl
 _ARTICLES = frozenset({"The", "A", "An"})
 _OPENING_TOKENS = 12
 _QUOTES = "\"'\u201c\u201d\u2018\u2019"
+_HONORIFICS = frozenset({"Sir", "Dame", "Lord", "Lady", "Dr", "Dr.", "General", "Colonel", "Captain", "Admiral"})
+_GENERATIONS = frozenset({"Jr", "Jr.", "Sr", "Sr.", "II", "III", "IV"})
+# After a biography's full name (and at most a few post-nominals: "Sir John Downer, KCMG, KC (6 July 1843 -"), a
+# parenthesis with the dates of a life: a birth, a death, or a span of years ("(born 1965)", "(1894 - 1982)"), not
+# a company's founding or a film's year.
+_LIFE_DATES = re.compile(r"\s*(?:,\s*[A-Z][\w.]*\s*){0,4}\("
+                         r"(?=[^)]{0,120}?(?:\bborn\b|\bdied\b|\d{3,4}\s*[-\u2013\u2014]))")
+_NICKNAME = re.compile(r"[\"\u201c]([^\"\u201d]{1,25})[\"\u201d]")
 
 
 def opening_name(text: str) -> str:
@@ -140,6 +152,48 @@ def opening_name(text: str) -> str:
     if not words or words[0].lower() in STOPWORDS or sum(1 for w in words if w[:1].isupper()) < 2:
         return ""
     return " ".join(words)
+
+
+def name_variants(name: str, text: str) -> tuple[str, ...]:
+    """The short forms others call a person by whom ``text``, a biography's lead, names in full as ``name``:
+    first and last name, the last two names, a quoted nickname and the last name, and the name without an
+    honorific. None unless the name has three words or more, none of them a joiner ("Bank of America Tower"),
+    and the text follows it with the dates of a life (a parenthesis with a birth, a death or a span of years):
+    the encyclopaedic lead ("Michael Trent Reznor (born May 17, 1965) is ...") whose subject others name in
+    short ("Trent Reznor").
+
+    >>> name_variants("Matthew Stephen M. Ward", 'Matthew Stephen "M." Ward (born October 4, 1973) is a singer')
+    ('M. Ward', 'Matthew Ward')
+    >>> name_variants("Sir John William Downer", "Sir John William Downer, KCMG, KC (6 July 1843 - 1915) was")
+    ('John Downer', 'John William Downer', 'William Downer')
+    >>> name_variants("Dark Knight Rises", "Dark Knight Rises is a 2012 film"), name_variants("Dale Brown", "")
+    ((), ())
+    """
+    words = name.split()
+    if len(words) < 3 or any(w in _NAME_JOINERS for w in words):
+        return ()
+    last = words[-1]
+    at = text.find(last, max(text.find(words[0]), 0))
+    if at < 0 or not _LIFE_DATES.match(text, at + len(last)):
+        return ()
+    given = words[1:] if words[0] in _HONORIFICS else words
+    family = given[:-1] if given[-1] in _GENERATIONS else given  # "Silas Daniels III" is Silas Daniels
+    if len(family) < 2:
+        return ()
+    variants = {f"{family[0]} {family[-1]}", f"{family[-2]} {family[-1]}"}
+    if given is not words:
+        variants.add(" ".join(given))
+    nickname = _NICKNAME.search(text, 0, at)
+    if nickname and nickname.group(1).strip() in words:
+        variants.add(f"{nickname.group(1).strip()} {family[-1]}")
+    return tuple(sorted(variants - {name}))
+
+
+def mention_names(title: str, text: str) -> tuple[str, ...]:
+    """Every name other texts call a document by, the first its :func:`mention_name`: a name its opening gives
+    it is followed by that name's :func:`name_variants` (a title is not varied: it is the name chosen for it)."""
+    name = mention_name(title, text)
+    return (name, *name_variants(name, text[:400])) if name != title else (name,)
 
 
 def mention_name(title: str, text: str) -> str:
@@ -197,20 +251,34 @@ def _backslashed(match: re.Match[str]) -> str:
     return "\\" + match.group()  # a function: several times faster than a template replacement
 
 
-# A pure function of the title, asked twice per document written (choosing its key, then its node's properties):
+# A pure function of the names, asked twice per document written (choosing its key, then its node's properties):
 # a cache as large as a few write groups makes the second ask free.
 @functools.lru_cache(maxsize=8192)
-def mention_keys(title: str) -> MentionKeys | None:
-    """The keys that find mentions of ``title``, or None when the title is too ordinary to link by."""
+def mention_keys(title: str, *variants: str) -> MentionKeys | None:
+    """The keys that find mentions of ``title``, or of any of its ``variants`` (:func:`mention_names`), or None
+    when the title is too ordinary to link by. A variant adds its phrase query and its verbatim pattern as
+    alternatives, and keeps of the lookup terms only those every name holds (a person's last name), so that a
+    chunk naming any of them looks the document up."""
     clean = " ".join(title.split())
     words = _WORD.findall(clean)
     named = [w for w in words if not w.islower() and w.lower() not in STOPWORDS]
     if not 4 <= len(clean) <= MAX_TITLE_CHARS or not named or (len(words) == 1 and clean.lower() in _GENERIC):
         return None
-    body = r"\s+".join(_LITERAL.sub(_backslashed, part) for part in clean.split(" "))
-    pattern = "(?s).*" + (_BEFORE if _bounded(clean[0]) else "") + body + (_AFTER if _bounded(clean[-1]) else "") + ".*"
-    return MentionKeys(query=f'text:"{escape_lucene(clean)}"', pattern=pattern,
-                       terms=tuple(lookup_terms(name_query(title_core(clean) or clean))))
+    names = [clean, *(" ".join(v.split()) for v in variants)]
+    verbatim = [_verbatim(name) for name in names]
+    terms = lookup_terms(name_query(title_core(clean) or clean))
+    for variant in names[1:]:
+        held = set(lookup_terms(name_query(variant)))
+        terms = [t for t in terms if t in held]
+    return MentionKeys(query=" OR ".join(f'text:"{escape_lucene(name)}"' for name in names),
+                       pattern="(?s).*" + (verbatim[0] if not variants else "(?:" + "|".join(verbatim) + ")") + ".*",
+                       terms=tuple(terms))
+
+
+def _verbatim(name: str) -> str:
+    """A Java regular expression for ``name`` as whole words, any run of whitespace for a space."""
+    body = r"\s+".join(_LITERAL.sub(_backslashed, part) for part in name.split(" "))
+    return (_BEFORE if _bounded(name[0]) else "") + body + (_AFTER if _bounded(name[-1]) else "")
 
 
 def ensure_mention_keys(store: GraphStore) -> int:
@@ -230,6 +298,9 @@ def ensure_mention_keys(store: GraphStore) -> int:
         while rows := store.read(QUALIFIED_TITLES, after=after, limit=_KEYED_PAGE):
             keyed += _key_titles(store, rows)
             after = rows[-1]["id"]
+    if version == 3:  # named by their openings without the names' short forms: named again below
+        while store.write("graph/forget_opening_names", limit=_KEYED_PAGE)[0]["forgotten"]:
+            pass
     after = ""
     while unnamed := store.read(UNNAMED_DOCUMENTS, after=after, limit=_KEYED_PAGE):
         keyed += _name_documents(store, unnamed)
@@ -245,10 +316,13 @@ def _name_documents(store: GraphStore, rows: list[UnnamedDocumentRow]) -> int:
     asked = [{"id": did, "core": core} for did, core in cores.items() if core]
     used = {r["id"]: r["used"] for r in store.read(TITLES_USED, rows=asked)} if asked else {}
     names = {r["id"]: _named(r["title"] or "", r["opening"], uses_title=used.get(r["id"], False)) for r in rows}
-    renamed = {r["id"]: mention_keys(names[r["id"]]) for r in rows if names[r["id"]] != (r["title"] or "")}
+    variants = {r["id"]: name_variants(names[r["id"]], r["opening"]) for r in rows
+                if names[r["id"]] != (r["title"] or "")}
+    renamed = {did: mention_keys(names[did], *short) for did, short in variants.items()}
     chosen = assign_mention_keys(store, {did: keys for did, keys in renamed.items() if keys is not None})
     store.write("graph/set_mention_names", rows=[
         {"id": did, "name": name, "renamed": did in renamed,
+         "names": [name, *variants[did]] if variants.get(did) else None,
          "query": keys.query if (keys := renamed.get(did)) else None,
          "pattern": keys.pattern if keys else None, "key": chosen.get(did) if keys else None}
         for did, name in names.items()])
