@@ -35,6 +35,13 @@ def write(path: Path, title: str, body: str) -> Path:
     return path
 
 
+def load_texts(tmp_path: Path, ingestor: Ingestor, texts: dict[str, str]) -> None:
+    """Load one text file per entry (file stem -> text): documents titled by their file names."""
+    for stem, text in texts.items():
+        (tmp_path / f"{stem}.txt").write_text(text + "\n", "utf-8")
+    ingestor.load([tmp_path / f"{stem}.txt" for stem in texts])
+
+
 def test_mentions_link_both_ways_whatever_the_load_order(tmp_path: Path, ingestor: Ingestor,
                                                          store: GraphStore) -> None:
     write(tmp_path / "plan.md", "Kestrel Ridge repowering plan",
@@ -179,10 +186,9 @@ def test_a_document_is_mentioned_by_its_title_or_else_by_the_name_it_opens_with(
 def test_documents_without_a_used_title_are_referenced_by_their_opening_name(tmp_path: Path, ingestor: Ingestor,
                                                                              store: GraphStore) -> None:
     # Passages titled by identifiers: the mentions follow the names their openings give them.
-    (tmp_path / "a1.txt").write_text("Kiss and Tell is a 1945 film starring Shirley Temple Black as Corliss.\n")
-    (tmp_path / "b2.txt").write_text("Shirley Temple Black (1928 - 2014) was an American actress and diplomat.\n")
-    (tmp_path / "c3.txt").write_text("Two names appear here: Shirley Temple Black and Kiss and Tell.\n")
-    ingestor.load([tmp_path / "a1.txt", tmp_path / "b2.txt", tmp_path / "c3.txt"])
+    load_texts(tmp_path, ingestor, {"a1": "Kiss and Tell is a 1945 film starring Shirley Temple Black as Corliss.",
+                                    "b2": "Shirley Temple Black (1928 - 2014) was an American actress and diplomat.",
+                                    "c3": "Two names appear here: Shirley Temple Black and Kiss and Tell."})
     names = {r["title"]: r["name"] for r in store.query(
         "MATCH (d:Document) RETURN d.title AS title, d.mention_name AS name")}
     assert names == {"a1": "Kiss and Tell", "b2": "Shirley Temple Black", "c3": "c3"}
@@ -234,10 +240,9 @@ def test_a_biographys_full_name_is_also_mentioned_by_its_short_forms(name: str, 
 
 def test_a_biography_is_referenced_by_the_short_form_of_its_name(tmp_path: Path, ingestor: Ingestor,
                                                                  store: GraphStore) -> None:
-    (tmp_path / "a1.txt").write_text("The soundtrack was produced by Trent Reznor of Nine Inch Nails.\n")
-    (tmp_path / "b2.txt").write_text("Michael Trent Reznor (born May 17, 1965) is an American musician.\n")
-    (tmp_path / "c3.txt").write_text("Michael Reznor is not Trent. Reznor alone names nobody.\n")
-    ingestor.load([tmp_path / "a1.txt", tmp_path / "b2.txt", tmp_path / "c3.txt"])
+    load_texts(tmp_path, ingestor, {"a1": "The soundtrack was produced by Trent Reznor of Nine Inch Nails.",
+                                    "b2": "Michael Trent Reznor (born May 17, 1965) is an American musician.",
+                                    "c3": "Michael Reznor is not Trent. Reznor alone names nobody."})
     rows = store.query("MATCH (d:Document {title: 'b2'}) RETURN d.mention_name AS name, d.mention_names AS names, "
                        "d.mention_key AS key")
     assert rows[0]["name"] == "Michael Trent Reznor" and rows[0]["key"] == "reznor"
@@ -247,9 +252,8 @@ def test_a_biography_is_referenced_by_the_short_form_of_its_name(tmp_path: Path,
 
 def test_documents_named_before_short_forms_are_named_again_by_the_next_load(
         tmp_path: Path, ingestor: Ingestor, store: GraphStore) -> None:
-    (tmp_path / "a1.txt").write_text("The soundtrack was produced by Trent Reznor of Nine Inch Nails.\n")
-    (tmp_path / "b2.txt").write_text("Michael Trent Reznor (born May 17, 1965) is an American musician.\n")
-    ingestor.load([tmp_path / "a1.txt", tmp_path / "b2.txt"])
+    load_texts(tmp_path, ingestor, {"a1": "The soundtrack was produced by Trent Reznor of Nine Inch Nails.",
+                                    "b2": "Michael Trent Reznor (born May 17, 1965) is an American musician."})
     # As version 3 left a biography: its full name only, keyed by one of its terms, no reference by short form.
     old = mention_keys("Michael Trent Reznor")
     assert old is not None
@@ -259,8 +263,7 @@ def test_documents_named_before_short_forms_are_named_again_by_the_next_load(
                 "MATCH (m:StrataMeta {id: 'strata'}) SET m.mention_keys = 3",
                 query=old.query, pattern=old.pattern, routing=WRITE)
     assert references(store) == set()
-    (tmp_path / "c3.txt").write_text("An unrelated note about gearboxes.\n")
-    ingestor.load([tmp_path / "c3.txt"])
+    load_texts(tmp_path, ingestor, {"c3": "An unrelated note about gearboxes."})
     rows = store.query("MATCH (d:Document {title: 'b2'}) RETURN d.mention_names AS names, d.mention_key AS key")
     assert rows[0]["names"] == ["Michael Trent Reznor", "Michael Reznor", "Trent Reznor"] and rows[0]["key"] == "reznor"
     assert references(store) == {("a1", "b2")}
