@@ -192,8 +192,11 @@ def name_variants(name: str, text: str) -> tuple[str, ...]:
 def mention_names(title: str, text: str) -> tuple[str, ...]:
     """Every name other texts call a document by, the first its :func:`mention_name`: a name its opening gives
     it is followed by that name's :func:`name_variants` (a title is not varied: it is the name chosen for it)."""
-    name = mention_name(title, text)
-    return (name, *name_variants(name, text[:400])) if name != title else (name,)
+    return _with_variants(title, mention_name(title, text), text[:400])
+
+
+def _with_variants(title: str, name: str, opening: str) -> tuple[str, ...]:
+    return (name, *name_variants(name, opening)) if name != title else (name,)
 
 
 def mention_name(title: str, text: str) -> str:
@@ -315,17 +318,19 @@ def _name_documents(store: GraphStore, rows: list[UnnamedDocumentRow]) -> int:
     cores = {r["id"]: title_core(r["title"] or "") for r in rows}
     asked = [{"id": did, "core": core} for did, core in cores.items() if core]
     used = {r["id"]: r["used"] for r in store.read(TITLES_USED, rows=asked)} if asked else {}
-    names = {r["id"]: _named(r["title"] or "", r["opening"], uses_title=used.get(r["id"], False)) for r in rows}
-    variants = {r["id"]: name_variants(names[r["id"]], r["opening"]) for r in rows
-                if names[r["id"]] != (r["title"] or "")}
-    renamed = {did: mention_keys(names[did], *short) for did, short in variants.items()}
+    names: dict[str, tuple[str, ...]] = {}
+    for r in rows:
+        title = r["title"] or ""
+        name = _named(title, r["opening"], uses_title=used.get(r["id"], False))
+        names[r["id"]] = _with_variants(title, name, r["opening"])
+    renamed = {r["id"]: mention_keys(*names[r["id"]]) for r in rows if names[r["id"]][0] != (r["title"] or "")}
     chosen = assign_mention_keys(store, {did: keys for did, keys in renamed.items() if keys is not None})
     store.write("graph/set_mention_names", rows=[
-        {"id": did, "name": name, "renamed": did in renamed,
-         "names": [name, *variants[did]] if variants.get(did) else None,
+        {"id": did, "name": all_names[0], "renamed": did in renamed,
+         "names": list(all_names) if len(all_names) > 1 else None,
          "query": keys.query if (keys := renamed.get(did)) else None,
          "pattern": keys.pattern if keys else None, "key": chosen.get(did) if keys else None}
-        for did, name in names.items()])
+        for did, all_names in names.items()])
     return len(rows)
 
 
