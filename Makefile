@@ -60,7 +60,7 @@ test-fast: $(STAMP)
 check: lint types layers
 
 lint: $(STAMP)
-	$(BIN)/ruff check kg loaders reasoning cypher tests
+	$(BIN)/ruff check kg loaders reasoning cypher tests scripts
 
 types: $(STAMP)
 	$(BIN)/mypy
