@@ -4,7 +4,9 @@ A question typed by a person is not Lucene syntax: ``"(1990)"``, ``C++``, ``AT&T
 would be parsed as operators or fail. :func:`escape_lucene` backslash-escapes every special character and
 lower-cases the boolean words (the classic query parser only treats upper-case ``AND``/``OR``/``NOT`` as
 operators), so the text is matched literally. :func:`lucene_query` builds what retrieval sends: the
-distinct content words of the text, each escaped, joined as an OR of terms (BM25 then weighs them).
+distinct content words of the text, each escaped, joined as an OR of terms (BM25 then weighs them). An
+English clitic is not a word of its own: "Beatrice's" is queried as ``beatrice``, not ``beatrice s``, whose
+``s`` matched every passage naming someone "S." (the index's analyzer keeps "beatrice's" as one token).
 :func:`name_query` keeps only the words that can be part of a name (see its docstring): what title links
 look up, and what each chunk stores as ``name_terms`` at load time.
 
@@ -21,6 +23,8 @@ itself is still indexed whole; only the query leaves such words out.
 'and \\\\(a\\\\:b\\\\) \\\\"c\\\\"'
 >>> lucene_query("Who wrote C++ (1985)?")
 'wrote c 1985'
+>>> lucene_query("When is the director of film Beatrice's birthday?")
+'director film beatrice birthday'
 >>> name_query("The Hudson river flows past Newburgh (1709) and 北京")
 'hudson newburgh 1709 北京'
 """
@@ -41,6 +45,9 @@ MAX_CLAUSES = 256
 _SPECIAL = re.compile(r'([+\-!(){}\[\]^"~*?:\\/&|])')
 _OPERATOR = re.compile(r"\b(AND|OR|NOT|TO)\b")
 _WORD = re.compile(r"\w+", re.UNICODE)
+# The possessive and the contractions after an apostrophe ("Beatrice's", "isn't", "we'll"): split off by \w+,
+# they would be query terms that match initials and nothing a question means.
+_CLITIC = re.compile(r"(?<=\w)['\u2019](?:s|t|d|ll|re|ve|m)\b", re.IGNORECASE)
 
 # Question and function words: frequent in questions, no evidence in a passage.
 STOPWORDS = frozenset(
@@ -66,7 +73,7 @@ def whole_terms_queries(terms: Sequence[str]) -> list[str]:
 def lucene_query(text: str, *, max_terms: int = 64) -> str:
     """An OR query of the distinct non-stopword terms of ``text`` (at most ``max_terms``); ``""`` when the
     text has none, which callers must not send to the index (Lucene rejects an empty query)."""
-    return _query(_WORD.findall(text), max_terms)
+    return _query(_WORD.findall(_CLITIC.sub("", text)), max_terms)
 
 
 def name_query(text: str, *, max_terms: int = 64) -> str:

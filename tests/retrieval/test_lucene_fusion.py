@@ -24,6 +24,12 @@ def test_lucene_query_keeps_content_terms_only() -> None:
     assert lucene_query("a b c d", max_terms=2) == "b c"
 
 
+def test_lucene_query_leaves_out_the_clitics_after_an_apostrophe() -> None:
+    assert lucene_query("When is the director of film Beatrice's birthday?") == "director film beatrice birthday"
+    assert lucene_query("Who isn’t O'Brien's heir? We'll see") == "isn o brien heir see"
+    assert lucene_query("S. Webb and Sam's") == "s webb sam"
+
+
 def test_name_query_keeps_words_that_can_be_part_of_a_name() -> None:
     text = "The ship C++ sailed from Hamburg in 1889 to 北京 and the Hudson river; iPhone, not phone. The"
     assert name_query(text) == "c hamburg 1889 北京 hudson iphone"
