@@ -17,10 +17,11 @@ from tests.conftest import cli_output
 @pytest.mark.neo4j
 @pytest.mark.slow
 def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path) -> None:
-    out = tmp_path / "report.json"
+    out, lines = tmp_path / "report.json", tmp_path / "questions.jsonl"
     result = CliRunner().invoke(app, [
         "eval", "retrieval", "--dataset", str(shared_data / "hotpotqa_sample" / "hotpotqa_train.json"),
         "--limit", "10", "--k", "2,5", "--methods", "bm25,dense,chunk,fulltext,hybrid,strata", "--json", str(out),
+        "--per-question", str(lines),
     ], env={"STRATA_HOME": str(tmp_path / "home"), "STRATA_LLM_BASE_URL": ""})
     assert result.exit_code == 0, cli_output(result)
     report = json.loads(out.read_text("utf-8"))
@@ -47,6 +48,19 @@ def test_eval_retrieval_json_shape_and_ranges(shared_data: Path, tmp_path: Path)
             overall = (7 * types["bridge"][k] + 3 * types["comparison"][k]) / 10
             assert overall == pytest.approx(report["results"][method][k], abs=1e-3), (method, k)
     assert "recall@5 per question type" in result.output
+    # Per question: the gold passages by title, every method's top 5 titles and the gold's ranks in them, which
+    # give the report's recall.
+    questions = [json.loads(line) for line in lines.read_text("utf-8").splitlines()]
+    assert len(questions) == 10 and all(len(q["gold"]) == 2 for q in questions)
+    for method, scores in report["results"].items():
+        ranks = [q["methods"][method]["gold_ranks"] for q in questions]
+        assert all(len(q["methods"][method]["top"]) <= 5 for q in questions)
+        for k in (2, 5):
+            mean = sum(sum(1 for r in rs if r is not None and r <= k) / len(rs) for rs in ranks) / len(ranks)
+            assert mean == pytest.approx(scores[f"recall@{k}"], abs=1e-3), (method, k)
+        for q, rs in zip(questions, ranks, strict=True):  # a ranked gold passage is in the top at its rank
+            assert all(q["methods"][method]["top"][r - 1] == title for title, r in zip(q["gold"], rs, strict=True)
+                       if r is not None)
     # Same embedder, same passages: the vector index agrees with exact numpy on these one-chunk passages.
     assert report["results"]["chunk"]["recall@5"] == pytest.approx(report["results"]["dense"]["recall@5"], abs=0.1)
 

@@ -12,11 +12,13 @@ from kg.app.evaluation.retrieval import (
     WARMUP_QUERIES,
     Bm25Baseline,
     DenseBaseline,
+    MethodRanking,
     Ranked,
     _score,
     distinct_passages,
     gold_sentence_keys,
     passage_recall,
+    question_rankings,
     question_types,
     sentence_prf,
 )
@@ -156,3 +158,24 @@ def test_recall_is_broken_down_per_question_type() -> None:
     assert scores.overall["recall@2"] == pytest.approx((1 + 0.5 + 0 + 0.5) / 4)
     # The question without gold is in no type's count.
     assert question_types(questions) == {"bridge": 2, "comparison": 1, UNTYPED: 1}
+
+
+def test_each_question_shows_every_methods_top_passages_and_gold_ranks(tmp_path: Path) -> None:
+    path = _musique(tmp_path / "musique.json")
+    questions, docs = load_questions(path), corpus_documents(path)
+    gold = passage_key("Südhof", "Südhof received the Nobel Prize in Stockholm.")
+    other = passage_key("Südhof", "Südhof was born in Göttingen.")
+    results = {
+        "found": _score(lambda _q: [Ranked(passage=other), Ranked(passage=other), Ranked(passage=gold)],
+                        questions, [1, 2], 1),
+        "missed": _score(lambda _q: [Ranked(passage=other), Ranked(passage="unknown")], questions, [1, 2], 1),
+    }
+    answerable, unanswerable = question_rankings(questions, docs, results)
+    assert answerable.id == questions[0].id and answerable.gold == ["Südhof"]
+    # Chunks of one passage collapse, as recall counts them: the gold passage is second, within the top max(k).
+    assert answerable.methods["found"] == MethodRanking(top=["Südhof", "Südhof"], gold_ranks=[2])
+    # Not in the top: no rank; a passage the corpus does not hold is shown by its key.
+    assert answerable.methods["missed"] == MethodRanking(top=["Südhof", "unknown"], gold_ranks=[None])
+    assert unanswerable.gold == [] and unanswerable.methods["missed"].gold_ranks == []
+    # Gold ranks agree with the recall the report gives.
+    assert results["found"].overall["recall@2"] == 1.0 and results["missed"].overall["recall@2"] == 0.0

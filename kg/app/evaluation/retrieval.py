@@ -15,6 +15,11 @@ Baselines run in the same process on the same passages: ``bm25`` (bm25s over tit
 ``by_type`` breaks recall down per question type (``QAQuestion.type``: HotpotQA's ``bridge`` and
 ``comparison``, MuSiQue's ``2hop``/``3hop``/``4hop``; ``untyped`` when a data set has none), with the
 number of scored questions of each type in ``types``.
+
+``questions`` (not in the JSON report; ``strata eval retrieval --per-question FILE`` writes it as JSON Lines)
+holds, for each question, every method's top ``max(k)`` distinct passages by title and the rank at which each
+gold passage came (None: not in that top): what a reader needs to see which questions a method misses and what
+it ranked instead.
 """
 
 from __future__ import annotations
@@ -47,9 +52,9 @@ from loaders.models import SourceDocument
 from loaders.qa import QAQuestion, passage_key
 
 __all__ = [
-    "BASELINES", "DEFAULT_METHODS", "UNTYPED", "Bm25Baseline", "DenseBaseline", "MethodScores", "Ranked",
-    "RetrievalEvalConfig", "RetrievalReport", "distinct_passages", "gold_sentence_keys", "passage_recall",
-    "question_types", "run_retrieval_eval", "sentence_prf",
+    "BASELINES", "DEFAULT_METHODS", "UNTYPED", "Bm25Baseline", "DenseBaseline", "MethodRanking", "MethodScores",
+    "QuestionRanking", "Ranked", "RetrievalEvalConfig", "RetrievalReport", "distinct_passages", "gold_sentence_keys",
+    "passage_recall", "question_rankings", "question_types", "run_retrieval_eval", "sentence_prf",
 ]
 
 BASELINES = ("bm25", "dense")
@@ -146,6 +151,24 @@ class RetrievalEvalConfig(BaseModel):
     depth_factor: int = 3  # chunks retrieved per question = depth_factor * max(ks), so duplicates collapse
 
 
+class MethodRanking(BaseModel):
+    """What one method ranked for one question: its top passages by title, and each gold passage's rank
+    (1-based, in the question's gold order; None when it is not in that top)."""
+
+    top: list[str]
+    gold_ranks: list[int | None]
+
+
+class QuestionRanking(BaseModel):
+    """One question's line of ``--per-question``: its gold passages by title and every method's ranking."""
+
+    id: str
+    type: str | None
+    question: str
+    gold: list[str]
+    methods: dict[str, MethodRanking]
+
+
 class RetrievalReport(BaseModel):
     dataset: str
     n_questions: int
@@ -157,10 +180,15 @@ class RetrievalReport(BaseModel):
     types: dict[str, int] = Field(default_factory=dict)  # scored questions per question type
     by_type: dict[str, dict[str, dict[str, float | None]]] = Field(default_factory=dict)  # method -> type -> recall@k
     unavailable: dict[str, str] = Field(default_factory=dict)
+    questions: list[QuestionRanking] = Field(default_factory=list)  # per question; not in to_json
 
     def to_json(self) -> dict[str, Any]:
         """The report's JSON; ``unavailable`` appears only when some method could not run."""
-        return self.model_dump(mode="json", exclude={"unavailable"} if not self.unavailable else set())
+        return self.model_dump(mode="json", exclude={"questions", *(() if self.unavailable else ("unavailable",))})
+
+    def question_lines(self) -> str:
+        """``questions`` as JSON Lines, one question a line."""
+        return "".join(q.model_dump_json() + "\n" for q in self.questions)
 
 
 class MethodScores(BaseModel):
@@ -168,6 +196,7 @@ class MethodScores(BaseModel):
 
     overall: dict[str, float | None]
     by_type: dict[str, dict[str, float | None]]
+    ranked: list[list[str]]  # per question, in order: the top max(k) distinct passage keys
 
 
 def _mean(total: float, n: int) -> float | None:
@@ -187,10 +216,12 @@ def _score(search: Callable[[str], list[Ranked]], questions: Sequence[QAQuestion
     # evaluation server just started, 79 ms a chunk query over 60 questions, then 33 ms).
     for q in questions[:WARMUP_QUERIES]:
         search(q.question)
+    tops = []
     for q in questions:
         started = time.perf_counter()
         ranked = search(q.question)
         elapsed += time.perf_counter() - started
+        tops.append(distinct_passages(ranked, max(ks)))
         if q.gold_passages:
             kind = q.type or UNTYPED
             scored[kind] = scored.get(kind, 0) + 1
@@ -211,7 +242,7 @@ def _score(search: Callable[[str], list[Ranked]], questions: Sequence[QAQuestion
         out[name] = _mean(float(value), with_sentences)
     out["ms_per_query"] = round(1000 * elapsed / n, 2)
     by_type = {kind: {f"recall@{k}": _mean(sums[k], scored[kind]) for k in ks} for kind, sums in sorted(typed.items())}
-    return MethodScores(overall=out, by_type=by_type)
+    return MethodScores(overall=out, by_type=by_type, ranked=tops)
 
 
 def question_types(questions: Sequence[QAQuestion]) -> dict[str, int]:
@@ -283,6 +314,24 @@ def _report(config: RetrievalEvalConfig, questions: Sequence[QAQuestion], docs: 
         n_scored=sum(1 for q in questions if q.gold_passages),
         llm=llm.accounting.report(), results={m: r.overall for m, r in results.items()},
         types=question_types(questions), by_type={m: r.by_type for m, r in results.items()}, unavailable=unavailable,
+        questions=question_rankings(questions, docs, results),
     )
     say(f"llm: {report.llm.summary()}")
     return report
+
+
+def question_rankings(questions: Sequence[QAQuestion], docs: Sequence[SourceDocument],
+                      results: dict[str, MethodScores]) -> list[QuestionRanking]:
+    """Each question's gold passages and every method's ranking of it, passages named by their titles."""
+    title = {passage_key(d.title, d.text): d.title for d in docs}
+    rankings = []
+    for i, q in enumerate(questions):
+        methods = {}
+        for method, scores in results.items():
+            top = scores.ranked[i]
+            position = {key: rank for rank, key in enumerate(top, start=1)}
+            methods[method] = MethodRanking(top=[title.get(key, key) for key in top],
+                                            gold_ranks=[position.get(key) for key in q.gold_passages])
+        rankings.append(QuestionRanking(id=q.id, type=q.type, question=q.question,
+                                        gold=[title.get(key, key) for key in q.gold_passages], methods=methods))
+    return rankings

@@ -77,6 +77,9 @@ def eval_retrieval(
     limit: int = typer.Option(None, "--limit", min=1, help="Only the first N questions."),
     kb: str = typer.Option(None, "--kb", help="Keep the evaluation graph in a named server between runs."),
     out: Path = typer.Option(None, "--json", help="Write the JSON report here ('-' or omitted: stdout)."),
+    per_question: Path = typer.Option(None, "--per-question", dir_okay=False,
+                                      help="Also write each question's gold passages and every method's top "
+                                           "passages and gold ranks here, as JSON Lines."),
 ) -> None:
     """Passage recall@k, supporting-sentence P/R/F1 and ms/query for every retrieval method and baseline,
     in a throwaway Neo4j (never your knowledge base)."""
@@ -92,6 +95,9 @@ def eval_retrieval(
     report = run_retrieval_eval(config, settings, embedder, llm,
                                 progress=lambda msg: console.print(msg, highlight=False))
     _write(report.to_json(), out)
+    if per_question is not None:
+        per_question.write_text(report.question_lines(), "utf-8")
+        console.print(f"wrote {per_question}", highlight=False)
     table = Table("method", *[f"R@{k}" for k in config.ks], "SP F1", "ms/q", title="strata eval retrieval")
 
     def cell(value: float | None) -> str:  # None: nothing to score (no gold passages or sentences)
