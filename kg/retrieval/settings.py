@@ -162,7 +162,8 @@ class StrataSettings(_Settings):
     least ``k``) plus links from its first ``seeds`` hits, fused by RRF (``rrf_k``) with ``weights`` per
     signal: ``hybrid``, ``question_title``, ``named_by``, ``bridge``, ``entity`` and ``ppr`` (the ``ppr``
     method's ranking); a signal of weight 0 is not run (by default ``bridge``, ``entity`` and ``ppr``:
-    docs/retrieval.md has the numbers). Each seed is followed by its ``follow`` nearest bridge links.
+    docs/retrieval.md has the numbers). Each seed, and each of the first ``seeds`` other passages the question
+    names, is followed by its ``follow`` nearest bridge links.
     ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`)."""
 
     seeds: int = Field(default=3, ge=0)

@@ -169,6 +169,20 @@ def test_strata_places_a_seeds_bridge_link_right_after_it(corpus: Corpus) -> Non
     assert not any(s.path == "bridge" for h in unplaced.retrieve(question, k=6) for s in h.sources)
 
 
+def test_strata_follows_the_passages_the_question_names_with_their_bridge_links(corpus: Corpus) -> None:
+    # One hybrid seed: the magazine it is not is still a seed, because the question names it.
+    question = "Which magazine was started first, Arthur's Magazine or First for Women?"
+    strata = make_retriever("strata", corpus.store, EMBEDDER, seeds=1, weights={"named_by": 0.0})
+    hits = strata.retrieve(question, k=6)
+    titles = [h.title for h in hits]
+    for magazine, named in (("Arthur's Magazine", "Timothy Shay Arthur"), ("First for Women", "Bauer Media Group")):
+        assert titles.index(named) == titles.index(magazine) + 1, titles
+        link = hits[titles.index(named)]
+        assert any(s.path == "bridge" and s.via == magazine for s in link.sources), link.sources
+    unfollowed = make_retriever("strata", corpus.store, EMBEDDER, seeds=1, follow=0, weights={"named_by": 0.0})
+    assert not any(s.path == "bridge" for h in unfollowed.retrieve(question, k=6) for s in h.sources)
+
+
 def test_strata_finds_the_passages_that_name_a_seed(corpus: Corpus) -> None:
     # "Arthur's Magazine" names Timothy Shay Arthur (a REFERENCES of the load); the question names only him.
     question = "Timothy Shay Arthur popular American writer born in Newburgh"

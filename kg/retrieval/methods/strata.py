@@ -13,15 +13,17 @@ It fuses, by weighted reciprocal rank, what each signal is good at:
    (docs/retrieval.md has the measurements).
 
 Each of 2-4 is a ranked list in the fusion, so such a link only outranks a direct match when several signals
-agree. Bridge links are not fused by rank but placed: each of the top ``seeds`` hybrid seeds is followed,
-right after it, by its ``follow`` nearest bridge links, the passages it names (a bridge question's second
-hop goes with its first; by reciprocal rank a link no other signal found ranked below the hybrid list's
-20th result, whatever its seed). Title links and references need named passages (titles, or the names
-untitled passages open with) and find nothing in a corpus without them, which leaves the hybrid ranking.
+agree. Bridge links are not fused by rank but placed: each of the top ``seeds`` hybrid seeds, and each of the
+first ``seeds`` other passages the question names, is followed, right after it, by its ``follow`` nearest
+bridge links, the passages it names (a bridge question's second hop goes with its first; by reciprocal rank
+a link no other signal found ranked below the hybrid list's 20th result, whatever its seed). Title links and
+references need named passages (titles, or the names untitled passages open with) and find nothing in a corpus
+without them, which leaves the hybrid ranking.
 The question's title links, the seeds' bridge candidates and the passages naming them come back with the
 hybrid ranking in one round trip (each chunk stores the name terms of its text at load time, so the server
-can look its titles up itself): by default a query is one round trip (entity links and ppr, when weighted,
-run on other sessions meanwhile).
+can look its titles up itself): by default a query is one round trip, and a second when the question names
+passages that are not hybrid seeds (their bridge links; entity links and ppr, when weighted, run on other
+sessions meanwhile).
 """
 
 from __future__ import annotations
@@ -94,24 +96,35 @@ class StrataRetriever(Retriever):
                                          named_by=named_by, fusion=self.fusion, weights=self.path_weights,
                                          candidates=depth, where=where)
         lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in ranking.hits]}
+        named = named_links(question, ranking.question_links) if titled else []
         if titled:
-            lists["question_title"] = named_links(question, ranking.question_links)
-        bridge = self._bridge(ranking.hits[:seeds], vector, where) if bridged else []
+            lists["question_title"] = named
+        seed_hits = [h.hit for h in ranking.hits[:seeds]] if bridged else []
+        bridge = self._bridge(seed_hits, self._seed_links(ranking.hits[:seeds], vector, where)) if bridged else []
+        if bridged and named:
+            # The passages the question names are seeds as much as the hybrid ones: "the director of film X"
+            # names X, whose passage names the director.
+            taken = {h.chunk_id for h in seed_hits}
+            named_seeds = [h for h in named if h.chunk_id not in taken][:self.seeds]
+            seed_hits += named_seeds
+            bridge += self._bridge(named_seeds, title_links(
+                self.store, [h.text for h in named_seeds], vector,
+                exclude_documents=[[h.document_id] for h in named_seeds], where=where))
         if self.weights["bridge"] > 0:
             lists["bridge"] = [h for links in bridge for h in links]
         if named_by:
             lists["named_by"] = [h for seed in ranking.hits[:seeds] for h in seed.named_by]
         for signal, future in side.items():
             lists[signal] = future.result()
-        followers = {seed.hit.chunk_id: links[:self.follow]
-                     for seed, links in zip(ranking.hits[:len(bridge)], bridge, strict=True)}
+        followers = {seed.chunk_id: links[:self.follow] for seed, links in zip(seed_hits, bridge, strict=True)}
         return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights, followers=followers)
 
-    def _bridge(self, seeds: list[LinkedHit], vector: list[float], where: RetrievalFilter | None) -> list[list[Hit]]:
+    @staticmethod
+    def _bridge(seeds: list[Hit], links: list[list[Hit]]) -> list[list[Hit]]:
         """Each seed's links, nearest the question first, each explained by the seed that names it."""
-        return [[h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.hit.title,
-                                                            via_id=seed.hit.chunk_id)]}) for h in links]
-                for seed, links in zip(seeds, self._seed_links(seeds, vector, where), strict=True)]
+        return [[h.model_copy(update={"sources": [HitSource(path="bridge", score=h.score, via=seed.title,
+                                                            via_id=seed.chunk_id)]}) for h in found]
+                for seed, found in zip(seeds, links, strict=True)]
 
     def _seed_links(self, seeds: list[LinkedHit], vector: list[float],
                     where: RetrievalFilter | None) -> list[list[Hit]]:
