@@ -11,7 +11,7 @@ director born first, F or G?", four gold passages) and inference ("Who is the pa
 Questions name an entity as 2Wiki's do, without Wikipedia's disambiguator ("Agni", not "Agni (2004 film)").
 Gold passages are the ones a relation was read from; answers are left empty (retrieval is scored, not QA).
 
-    python3 scripts/make_2wiki_proxy.py 2wikimultihopqa_corpus.json 2wiki_proxy.json --seed 2020
+    .venv/bin/python scripts/make_2wiki_proxy.py 2wikimultihopqa_corpus.json 2wiki_proxy.json --seed 2020
     strata eval retrieval --dataset 2wiki_proxy.json --corpus 2wikimultihopqa_corpus.json
 
 Output: MuSiQue-style records (id, type, question, answer, paragraphs with is_supporting).
@@ -25,16 +25,13 @@ import random
 import re
 from collections import Counter
 
+from kg.shared.text import title_core
+
 _NAME = r"([A-Z][\w.'\- ]+?)"
 _DIRECTED = re.compile(r"directed by " + _NAME + r"(?=[,.;(]| and | from | for | with | starring| who| based| in |$)")
 _PARENT = re.compile(r"\b(?:son|daughter) of " + _NAME + r"(?=[,.;(]| and |$)")
 _FILM_YEAR = re.compile(r"\bis an? (\d{4})\b[^.]*\bfilm\b")
 _LIFE = re.compile(r"\(\s*born[^)]*?\d{3,4}|\(\d{3,4}\s*[-\u2013]")
-_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)$")
-
-
-def _label(title: str) -> str:
-    return _DISAMBIGUATOR.sub("", title)
 
 
 def _born(text: str) -> bool:
@@ -81,7 +78,7 @@ def make_questions(corpus: list[dict[str, str]], seed: int) -> list[dict[str, ob
             templates += ["Where was the director of film {} born?", "When is the director of film {}'s birthday?"]
         if "died" in text[:300] or "\u2013" in text[:120]:
             templates += ["When did the director of film {} die?", "Where did the director of film {} die?"]
-        add("compositional", rng.choice(templates).format(_label(film)), [film, director])
+        add("compositional", rng.choice(templates).format(title_core(film)), [film, director])
 
     films = sorted(directors)
     for _ in range(40):
@@ -89,11 +86,11 @@ def make_questions(corpus: list[dict[str, str]], seed: int) -> list[dict[str, ob
         template = rng.choice(
             ["Which film came out first, {} or {}?", "Which film was released more recently, {} or {}?"]
         )
-        add("comparison", template.format(_label(a), _label(b)), [a, b])
+        add("comparison", template.format(title_core(a), title_core(b)), [a, b])
     for _ in range(20):
         a, b = rng.sample(people, 2)
         template = rng.choice(["Who was born first, {} or {}?", "Who was born later, {} or {}?"])
-        add("comparison", template.format(_label(a), _label(b)), [a, b])
+        add("comparison", template.format(title_core(a), title_core(b)), [a, b])
 
     with_born_director = [f for f in directed if _born(passages[directors[f] or ""])]
     for _ in range(40):
@@ -104,12 +101,16 @@ def make_questions(corpus: list[dict[str, str]], seed: int) -> list[dict[str, ob
                 "Which film has the director who was born later, {} or {}?",
             ]
         )
-        add("bridge_comparison", template.format(_label(a), _label(b)), [a, directors[a] or "", b, directors[b] or ""])
+        add(
+            "bridge_comparison",
+            template.format(title_core(a), title_core(b)),
+            [a, directors[a] or "", b, directors[b] or ""],
+        )
 
     children = sorted(parents)
     for child in rng.sample(children, min(30, len(children))):
         template = rng.choice(["Who is the paternal grandfather of {}?", "Who is the paternal grandmother of {}?"])
-        add("inference", template.format(_label(child)), [child, parents[child]])
+        add("inference", template.format(title_core(child)), [child, parents[child]])
     return records
 
 
