@@ -168,7 +168,7 @@ class StrataSettings(_Settings):
 
     seeds: int = Field(default=3, ge=0)
     follow: int = Field(default=2, ge=0)
-    candidates: int = Field(default=30, ge=1)
+    candidates: int = Field(default=15, ge=1)
     weights: Mapping[str, float] = Field(default_factory=lambda: dict(LINK_WEIGHTS))
     rrf_k: float = 60.0
     fusion: Fusion = "zscore"

@@ -62,7 +62,7 @@ class StrataRetriever(Retriever):
     name = "strata"
 
     def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, follow: int = 2,
-                 candidates: int = 30, weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
+                 candidates: int = 15, weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
                  fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None) -> None:
         self.store, self.embedder = store, embedder
         self.seeds, self.follow, self.candidates, self.rrf_k, self.fusion = seeds, follow, candidates, rrf_k, fusion
