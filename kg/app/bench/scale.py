@@ -9,6 +9,9 @@ holds more than one batch of them. At each decade, for the passages it adds:
   triples, tags, pseudo-graph), run as ``strata distill`` runs them, on the pending chunks, and
   ``distill_layer_seconds``: the seconds of each of those layers (the pseudo-graph's fusion included);
 * ``index_seconds``: from the end of those writes until every index is online (``db.awaitIndexes``);
+* ``settle_seconds``: from then until the server's background work is done (its JVM under ``QUIET_CORES`` of CPU
+  over ``QUIET_WINDOW_S``; at most ``SETTLE_TIMEOUT_S``, reached only if it never quietens): Lucene merges the
+  index segments the decade's writes left after the writes, and queries timed while it merges measure the merge;
 * ``store_mb``: the server's data folder on disk (store files and transaction logs);
 * ``client_peak_mb``, ``server_peak_mb``: the highest RSS of this process and of the Neo4j JVM, sampled every
   ``SAMPLE_S`` seconds while the decade is built and queried, and ``server_memory``: the heap and page cache
@@ -77,6 +80,9 @@ CHECKPOINT_S = 10.0  # a resumed distillation loses at most this much of the tim
 PROGRESS_S = 60.0
 PROGRESS_FILE = "scale-progress.json"
 START_TIMEOUT_S = 900.0  # a loaded machine (other servers, a previous decade's JVM) starts Neo4j slowly
+QUIET_CORES = 0.2  # an idle Neo4j uses a few hundredths of a core; one merge thread uses a whole one
+QUIET_WINDOW_S = 5.0
+SETTLE_TIMEOUT_S = 3600.0
 
 
 class ServerMemory(BaseModel):
@@ -92,6 +98,7 @@ class DecadeReport(BaseModel):
     distill_chunks_per_s: float
     distill_layer_seconds: dict[str, float]
     index_seconds: float
+    settle_seconds: float | None = None  # None: a decade recorded before this field
     store_mb: float
     client_peak_mb: float
     server_peak_mb: float
@@ -107,9 +114,11 @@ class ScaleBenchReport(BaseModel):
 
     def to_json(self) -> dict[str, object]:
         """The report as the issue gives it; a decade names methods that could not run only when some could
-        not, and its servers' memory unless a progress file from before that field recorded it."""
-        return {"decades": [d.model_dump(mode="json", exclude={name for name in ("unavailable", "server_memory")
-                                                               if not getattr(d, name)})
+        not, and its servers' memory and settling time unless a progress file from before those fields recorded
+        it."""
+        optional = ("unavailable", "server_memory", "settle_seconds")
+        return {"decades": [d.model_dump(mode="json",
+                                         exclude={name for name in optional if getattr(d, name) in (None, {}, [])})
                             for d in self.decades]}
 
 
@@ -187,6 +196,22 @@ class PeakRSS:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+def await_quiet(pid: int, *, cores: float = QUIET_CORES, window_s: float = QUIET_WINDOW_S,
+                timeout_s: float = SETTLE_TIMEOUT_S) -> tuple[float, bool]:
+    """Wait until process ``pid`` uses less than ``cores`` CPUs over ``window_s``, or ``timeout_s`` has passed:
+    the seconds waited (at least one window), and whether it quietened."""
+    process = psutil.Process(pid)
+    started = time.perf_counter()
+    while True:
+        before = process.cpu_times()
+        time.sleep(window_s)
+        after = process.cpu_times()
+        used = (after.user + after.system - before.user - before.system) / window_s
+        waited = time.perf_counter() - started
+        if used < cores or waited >= timeout_s:
+            return waited, used < cores
 
 
 class _Vectors:
@@ -389,7 +414,7 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
             with PeakRSS([psutil.Process().pid, pid]) as rss:
                 bench.rss = rss
                 try:
-                    return _grow(graph, server, rss, embedder, llm, settings, bench, passages=passages,
+                    return _grow(graph, server, pid, rss, embedder, llm, settings, bench, passages=passages,
                                  queries=queries, k=k, methods=methods, warmup=warmup, batch=batch, say=say)
                 except BaseException:
                     if bench.kept:
@@ -398,7 +423,7 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
                     raise
 
 
-def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedder, llm: OfflineLLM,
+def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, embedder: Embedder, llm: OfflineLLM,
           settings: Settings, bench: _Bench, *, passages: int, queries: int, k: int, methods: Sequence[str],
           warmup: int, batch: int, say: Callable[[str], None]) -> ScaleBenchReport:
     progress = bench.progress
@@ -426,6 +451,9 @@ def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedde
         started = time.perf_counter()
         graph.write("meta/await_indexes", timeout_s=3600)
         index_s = time.perf_counter() - started
+        settle_s, quiet = await_quiet(server_pid)
+        if not quiet:
+            say(f"{size} passages: the server still busy after {settle_s:.0f} s; timing the queries anyway")
         rng = random.Random(size)
         picked = [generate_passages(1, start=rng.randrange(size))[0] for _ in range(queries)]
         texts = query_texts(picked, queries)
@@ -437,6 +465,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, rss: PeakRSS, embedder: Embedde
             passages=size, ingest_chunks_per_s=round(decade.chunks / decade.ingest_seconds, 1),
             distill_chunks_per_s=round(decade.chunks / decade.distill_seconds, 1),
             distill_layer_seconds=decade.layer_seconds, index_seconds=round(index_s, 4),
+            settle_seconds=round(settle_s, 1),
             store_mb=_folder_mb(server.data_dir), client_peak_mb=max(client_mb, decade.client_peak_mb),
             server_peak_mb=max(server_mb, decade.server_peak_mb), query=latencies, numpy_exact=exact,
             runs=decade.runs, server_memory=decade.server_memory, unavailable=unavailable))
