@@ -14,7 +14,11 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["alive", "cmdline", "log_tail", "port_taken", "terminate"]
+import psutil
+
+__all__ = ["QUIET_CORES", "alive", "await_quiet", "cmdline", "log_tail", "port_taken", "terminate"]
+
+QUIET_CORES = 0.2  # an idle Neo4j uses a few hundredths of a core; one Lucene merge thread uses a whole one
 
 
 def alive(pid: int) -> bool:
@@ -71,3 +75,20 @@ def log_tail(paths: Sequence[Path], lines: int = 25) -> str:
             content = path.read_text("utf-8", errors="replace").splitlines()[-lines:]
             texts.append(f"--- {path}\n" + "\n".join(content))
     return "\n".join(texts) or "(no log yet)"
+
+
+def await_quiet(pid: int, *, cores: float = QUIET_CORES, window_s: float = 5.0,
+                timeout_s: float = 3600.0) -> tuple[float, bool]:
+    """Wait until process ``pid`` uses less than ``cores`` CPUs over ``window_s``, or ``timeout_s`` has passed:
+    the seconds waited (at least one window), and whether it quietened. What a Neo4j does after its writes have
+    returned is merge index segments (docs/scaling.md, "Merges the server never did")."""
+    process = psutil.Process(pid)
+    started = time.perf_counter()
+    while True:
+        before = process.cpu_times()
+        time.sleep(window_s)
+        after = process.cpu_times()
+        used = (after.user + after.system - before.user - before.system) / window_s
+        waited = time.perf_counter() - started
+        if used < cores or waited >= timeout_s:
+            return waited, used < cores

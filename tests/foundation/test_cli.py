@@ -49,8 +49,8 @@ def test_neo4j_lifecycle_and_schema_through_the_cli(tmp_path: Path) -> None:
         status = json.loads(strata(env, "neo4j", "status", "--json").stdout)
         assert status["schema_installed"] is True and status["embedder"].startswith("hash")
     finally:
-        stopped = strata(env, "neo4j", "stop")
-    assert "Stopped" in stopped.stderr
+        stopped = strata(env, "neo4j", "stop", "--settle")  # an idle server: one window of waiting
+    assert "Stopped" in stopped.stderr and "still busy" not in stopped.stderr
     assert recorded_server_kind(settings) == "local"
     after = strata(env, "neo4j", "status", "--json")
     assert after.returncode == 1 and json.loads(after.stdout)["running"] is False

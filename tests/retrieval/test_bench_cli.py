@@ -21,7 +21,6 @@ from kg.app.bench.scale import (
     ScaleProgress,
     _server,
     _Vectors,
-    await_quiet,
     decade_sizes,
     run_scale_bench,
 )
@@ -33,6 +32,7 @@ from kg.errors import ConfigError
 from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
 from kg.settings import Settings
+from kg.shared.processes import await_quiet
 from kg.store.queries import COUNT_LABEL
 from tests.conftest import cli_output
 
@@ -81,8 +81,9 @@ _DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "distill_l
 
 
 def test_settling_waits_out_a_busy_process_and_not_an_idle_one() -> None:
-    """What keeps `bench scale` from timing queries while the server still merges index segments: a process
-    spinning a core is not quiet, a sleeping one is after one window."""
+    """What keeps `bench scale` from timing queries while the server still merges index segments, and tells
+    `strata neo4j stop` the server is busy: a process spinning a core is not quiet, a sleeping one is after one
+    window."""
     spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
     sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:

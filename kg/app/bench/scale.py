@@ -9,9 +9,9 @@ holds more than one batch of them. At each decade, for the passages it adds:
   triples, tags, pseudo-graph), run as ``strata distill`` runs them, on the pending chunks, and
   ``distill_layer_seconds``: the seconds of each of those layers (the pseudo-graph's fusion included);
 * ``index_seconds``: from the end of those writes until every index is online (``db.awaitIndexes``);
-* ``settle_seconds``: from then until the server's background work is done (its JVM under ``QUIET_CORES`` of CPU
-  over ``QUIET_WINDOW_S``; at most ``SETTLE_TIMEOUT_S``, reached only if it never quietens): Lucene merges the
-  index segments the decade's writes left after the writes, and queries timed while it merges measure the merge;
+* ``settle_seconds``: from then until the server's background work is done (:func:`kg.shared.processes.await_quiet`
+  on its JVM: at most an hour, reached only if it never quietens): Lucene merges the index segments the decade's
+  writes left after the writes, and queries timed while it merges measure the merge;
 * ``store_mb``: the server's data folder on disk (store files and transaction logs);
 * ``client_peak_mb``, ``server_peak_mb``: the highest RSS of this process and of the Neo4j JVM, sampled every
   ``SAMPLE_S`` seconds while the decade is built and queried, and ``server_memory``: the heap and page cache
@@ -66,6 +66,7 @@ from kg.provisioning.local import LocalNeo4j, ServerInfo, stop_server
 from kg.provisioning.throwaway import throwaway_local_server
 from kg.settings import Settings, free_port
 from kg.shared.private import private_dir, write_private
+from kg.shared.processes import await_quiet
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.queries import CHUNK_EMBEDDINGS
@@ -80,9 +81,6 @@ CHECKPOINT_S = 10.0  # a resumed distillation loses at most this much of the tim
 PROGRESS_S = 60.0
 PROGRESS_FILE = "scale-progress.json"
 START_TIMEOUT_S = 900.0  # a loaded machine (other servers, a previous decade's JVM) starts Neo4j slowly
-QUIET_CORES = 0.2  # an idle Neo4j uses a few hundredths of a core; one merge thread uses a whole one
-QUIET_WINDOW_S = 5.0
-SETTLE_TIMEOUT_S = 3600.0
 
 
 class ServerMemory(BaseModel):
@@ -196,22 +194,6 @@ class PeakRSS:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
-
-
-def await_quiet(pid: int, *, cores: float = QUIET_CORES, window_s: float = QUIET_WINDOW_S,
-                timeout_s: float = SETTLE_TIMEOUT_S) -> tuple[float, bool]:
-    """Wait until process ``pid`` uses less than ``cores`` CPUs over ``window_s``, or ``timeout_s`` has passed:
-    the seconds waited (at least one window), and whether it quietened."""
-    process = psutil.Process(pid)
-    started = time.perf_counter()
-    while True:
-        before = process.cpu_times()
-        time.sleep(window_s)
-        after = process.cpu_times()
-        used = (after.user + after.system - before.user - before.system) / window_s
-        waited = time.perf_counter() - started
-        if used < cores or waited >= timeout_s:
-            return waited, used < cores
 
 
 class _Vectors:

@@ -7,6 +7,7 @@ import typer
 from kg.app.cli.app import console, emit_json, neo4j_app, settings_of
 from kg.errors import Neo4jError
 from kg.provisioning import NEO4J_VERSION, docker_server, ensure_endpoint, local_server, recorded_server_kind
+from kg.shared.processes import await_quiet
 from kg.store.neo4j_store import Neo4jGraphStore
 from kg.store.schema import schema_status
 
@@ -35,15 +36,33 @@ def start(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", hel
 
 
 @neo4j_app.command("stop")
-def stop(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON.")) -> None:
-    """Stop this knowledge base's Neo4j cleanly, local or Docker, whichever it was started as (data is kept)."""
+def stop(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print JSON."),
+         settle: bool = typer.Option(False, "--settle", help="First wait (at most an hour) until the local server "
+                                     "has finished its background work: Lucene's merges of index segments after a "
+                                     "large load.")) -> None:
+    """Stop this knowledge base's Neo4j cleanly, local or Docker, whichever it was started as (data is kept).
+
+    A local server still busy when stopped is named in a warning (``busy`` in the JSON): after a large load that
+    is Lucene merging index segments, and a merge the stop interrupts waits for the next write into that index,
+    with searches slower until then (docs/scaling.md, "Merges the server never did").
+    """
     settings = settings_of(ctx)
     kind = recorded_server_kind(settings) or "local"
+    busy = False
+    if kind == "local" and (pid := local_server(settings).running_pid()) is not None:
+        if settle and not json_out:
+            console.print("Waiting for Neo4j's background work (index merges) to finish...")
+        _, quiet = await_quiet(pid) if settle else await_quiet(pid, window_s=1.0, timeout_s=0.0)
+        busy = not quiet
     stopped = docker_server(settings).stop() if kind == "docker" else local_server(settings).stop()
     if json_out:
-        emit_json({"kind": kind, "stopped": stopped})
-    else:
-        console.print("Stopped." if stopped else "Neo4j was not running.")
+        emit_json({"kind": kind, "stopped": stopped, "busy": busy})
+        return
+    if busy:
+        console.print("[yellow]Neo4j was still busy (after a large load: merging index segments); the merges it "
+                      "did not finish wait for the next write into those indexes, and searches are slower until "
+                      "then. `strata neo4j stop --settle` waits for them.[/]")
+    console.print("Stopped." if stopped else "Neo4j was not running.")
 
 
 @neo4j_app.command("status")
