@@ -80,15 +80,19 @@ def log_tail(paths: Sequence[Path], lines: int = 25) -> str:
 def await_quiet(pid: int, *, cores: float = QUIET_CORES, window_s: float = 5.0,
                 timeout_s: float = 3600.0) -> tuple[float, bool]:
     """Wait until process ``pid`` uses less than ``cores`` CPUs over ``window_s``, or ``timeout_s`` has passed:
-    the seconds waited (at least one window), and whether it quietened. What a Neo4j does after its writes have
-    returned is merge index segments (docs/scaling.md, "Merges the server never did")."""
-    process = psutil.Process(pid)
+    the seconds waited (at least one window), and whether it quietened (a process that has ended has). What a
+    Neo4j does after its writes have returned is merge index segments (docs/scaling.md, "Merges the server never
+    did")."""
     started = time.perf_counter()
-    while True:
-        before = process.cpu_times()
-        time.sleep(window_s)
-        after = process.cpu_times()
-        used = (after.user + after.system - before.user - before.system) / window_s
-        waited = time.perf_counter() - started
-        if used < cores or waited >= timeout_s:
-            return waited, used < cores
+    try:
+        process = psutil.Process(pid)
+        while True:
+            before = process.cpu_times()
+            time.sleep(window_s)
+            after = process.cpu_times()
+            used = (after.user + after.system - before.user - before.system) / window_s
+            waited = time.perf_counter() - started
+            if used < cores or waited >= timeout_s:
+                return waited, used < cores
+    except psutil.NoSuchProcess:
+        return time.perf_counter() - started, True

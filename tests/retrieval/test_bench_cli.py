@@ -92,6 +92,9 @@ def test_settling_waits_out_a_busy_process_and_not_an_idle_one() -> None:
         assert not quiet and waited >= 1.5
         waited, quiet = await_quiet(sleeping.pid, window_s=0.5, timeout_s=10)
         assert quiet and 0.5 <= waited < 1.5
+        spinning.kill()
+        spinning.wait()
+        assert await_quiet(spinning.pid, window_s=0.5, timeout_s=1.5)[1]  # an ended process is quiet
     finally:
         for process in (spinning, sleeping):
             process.kill()
