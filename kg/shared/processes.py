@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["QUIET_CORES", "alive", "await_quiet", "cmdline", "log_tail", "port_taken", "terminate"]
+__all__ = ["alive", "await_quiet", "cmdline", "log_tail", "port_taken", "terminate"]
 
 QUIET_CORES = 0.2  # an idle Neo4j uses a few hundredths of a core; one Lucene merge thread uses a whole one
 

@@ -5,9 +5,6 @@ report)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import time
 from functools import partial
 from pathlib import Path
 
@@ -16,14 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kg.app.bench.query import BENCH_METHODS, generate_passages
-from kg.app.bench.scale import (
-    PROGRESS_FILE,
-    ScaleProgress,
-    _server,
-    _Vectors,
-    decade_sizes,
-    run_scale_bench,
-)
+from kg.app.bench.scale import PROGRESS_FILE, ScaleProgress, _server, _Vectors, decade_sizes, run_scale_bench
 from kg.app.cli import app
 from kg.app.cli import commands as _commands  # noqa: F401 - registers the commands
 from kg.app.evaluation.runner import EVAL_LAYERS
@@ -32,7 +22,6 @@ from kg.errors import ConfigError
 from kg.layers.distilled import distill
 from kg.llm import OfflineLLM
 from kg.settings import Settings
-from kg.shared.processes import await_quiet
 from kg.store.queries import COUNT_LABEL
 from tests.conftest import cli_output
 
@@ -78,27 +67,6 @@ def test_generated_passages_are_the_same_in_any_batch() -> None:
 _DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "distill_layer_seconds", "index_seconds",
            "settle_seconds", "store_mb", "client_peak_mb", "server_peak_mb", "query", "numpy_exact", "runs",
            "server_memory"}
-
-
-def test_settling_waits_out_a_busy_process_and_not_an_idle_one() -> None:
-    """What keeps `bench scale` from timing queries while the server still merges index segments, and tells
-    `strata neo4j stop` the server is busy: a process spinning a core is not quiet, a sleeping one is after one
-    window."""
-    spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
-    try:
-        time.sleep(0.5)  # past the interpreters' start
-        waited, quiet = await_quiet(spinning.pid, window_s=0.5, timeout_s=1.5)
-        assert not quiet and waited >= 1.5
-        waited, quiet = await_quiet(sleeping.pid, window_s=0.5, timeout_s=10)
-        assert quiet and 0.5 <= waited < 1.5
-        spinning.kill()
-        spinning.wait()
-        assert await_quiet(spinning.pid, window_s=0.5, timeout_s=1.5)[1]  # an ended process is quiet
-    finally:
-        for process in (spinning, sleeping):
-            process.kill()
-            process.wait()
 
 
 @pytest.mark.neo4j

@@ -49,12 +49,16 @@ def stop(ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help
     settings = settings_of(ctx)
     kind = recorded_server_kind(settings) or "local"
     busy = False
-    if kind == "local" and (pid := local_server(settings).running_pid()) is not None:
-        if settle and not json_out:
-            console.print("Waiting for Neo4j's background work (index merges) to finish...")
-        _, quiet = await_quiet(pid) if settle else await_quiet(pid, window_s=1.0, timeout_s=0.0)
-        busy = not quiet
-    stopped = docker_server(settings).stop() if kind == "docker" else local_server(settings).stop()
+    if kind == "docker":
+        stopped = docker_server(settings).stop()
+    else:
+        server = local_server(settings)
+        if (pid := server.running_pid()) is not None:
+            if settle and not json_out:
+                console.print("Waiting for Neo4j's background work (index merges) to finish...")
+            _, quiet = await_quiet(pid) if settle else await_quiet(pid, window_s=1.0, timeout_s=0.0)
+            busy = not quiet
+        stopped = server.stop()
     if json_out:
         emit_json({"kind": kind, "stopped": stopped, "busy": busy})
         return
