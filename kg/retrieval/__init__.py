@@ -94,10 +94,11 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
     if isinstance(s, AtomSettings):
         return AtomRetriever(store, embedder, threshold=s.threshold)
     if isinstance(s, FulltextSettings):
-        return FulltextRetriever(store, atoms=s.atoms, fusion=s.fusion, rrf_k=s.rrf_k)
+        return FulltextRetriever(store, atoms=s.atoms, fusion=s.fusion, rrf_k=s.rrf_k, common_terms=s.common_terms)
     if isinstance(s, HybridSettings):
         return HybridRetriever(store, embedder, fusion=s.fusion, weights=s.weights, rrf_k=s.rrf_k,
-                               candidates=s.candidates, atom_threshold=s.atom_threshold)
+                               candidates=s.candidates, atom_threshold=s.atom_threshold,
+                               common_terms=s.common_terms)
     if isinstance(s, MultigrainSettings):
         return MultiGranularityRetriever(store, embedder, weights=s.weights, candidates=s.candidates,
                                          coarse=s.coarse)
@@ -110,12 +111,12 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
     if isinstance(s, TagsSettings):
         return TagExpansionRetriever(HybridRetriever(store, embedder), store, expander=s.expander)
     if isinstance(s, PPRSettings):
-        return PPRRetriever(store, embedder, **s.model_dump())
+        return PPRRetriever(store, embedder, **dict(s))  # dict(): the fields as they are, not dumped
     if isinstance(s, HRSettings):
         return HierarchicalRetriever(store, embedder, chunk_k=s.chunk_k, chunk_threshold=s.chunk_threshold,
                                      atom_k=s.atom_k, atom_threshold=s.atom_threshold)
     return StrataRetriever(store, embedder, seeds=s.seeds, follow=s.follow, candidates=s.candidates, weights=s.weights,
-                           rrf_k=s.rrf_k, fusion=s.fusion, path_weights=s.path_weights)
+                           rrf_k=s.rrf_k, fusion=s.fusion, path_weights=s.path_weights, common_terms=s.common_terms)
 
 
 def method_settings(name: str, settings: RetrieverSettings | None = None, **overrides: object) -> RetrieverSettings:

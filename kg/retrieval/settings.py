@@ -18,6 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from kg.retrieval.common_terms import CommonTermRule
 from kg.retrieval.fusion import Fusion
 from kg.retrieval.methods.kg2rag import Reranker
 from kg.retrieval.methods.multigrain import MULTIGRAIN_WEIGHTS
@@ -59,23 +60,26 @@ class AtomSettings(_Settings):
 
 class FulltextSettings(_Settings):
     """``fulltext``: Lucene over chunks, and over atoms too when ``atoms`` (fused by ``fusion``: calibrated
-    z-score, linear, or RRF with ``rrf_k``)."""
+    z-score, linear, or RRF with ``rrf_k``), the query not led by terms ``common_terms`` calls common
+    (:mod:`kg.retrieval.common_terms`; ``None``: no term is)."""
 
     atoms: bool = True
     fusion: Fusion = "zscore"
     rrf_k: float = 60.0
+    common_terms: CommonTermRule | None = CommonTermRule()
 
 
 class HybridSettings(_Settings):
     """``hybrid``: the vector, atom and Lucene paths fused by ``fusion`` (calibrated z-score, linear or RRF
     with ``rrf_k``) with ``weights`` per path (``None``: the embedder's defaults) over ``candidates`` per path;
-    atoms below ``atom_threshold`` do not count."""
+    atoms below ``atom_threshold`` do not count; ``common_terms`` as ``fulltext``'s."""
 
     fusion: Fusion = "zscore"
     weights: Mapping[str, float] | None = None
     rrf_k: float = 60.0
     candidates: int = 50
     atom_threshold: float = 0.0
+    common_terms: CommonTermRule | None = CommonTermRule()
 
 
 class MultigrainSettings(_Settings):
@@ -120,7 +124,8 @@ class PPRSettings(_Settings):
     weights; "memory", "gds" or "cypher" force one. In GDS, one PageRank with exact restart weights where the
     server has Strata's ``strata.ppr.stream`` (a server Strata provisions has it) and ``weighted``; else at
     most ``levels`` GDS PageRanks per query (seed weight groups) on ``concurrency`` threads. The fallback runs
-    in Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind."""
+    in Python on the seeds' neighbourhood, ``hops`` out, ``fanout`` neighbours per node and edge kind.
+    ``common_terms``: as ``fulltext``'s, for the Lucene passage seeds."""
 
     damping: float = Field(0.5, gt=0.0, lt=1.0)
     passage_weight: float = Field(0.05, ge=0.0)
@@ -140,6 +145,7 @@ class PPRSettings(_Settings):
     hops: int = Field(3, ge=1)
     fanout: int = Field(50, ge=1)
     weighted: bool = True
+    common_terms: CommonTermRule | None = CommonTermRule()
 
 
 class TagsSettings(_Settings):
@@ -164,7 +170,8 @@ class StrataSettings(_Settings):
     method's ranking); a signal of weight 0 is not run (by default ``bridge``, ``entity`` and ``ppr``:
     docs/retrieval.md has the numbers). Each seed, and each of the first ``seeds`` other passages the question
     names, is followed by its ``follow`` nearest bridge links.
-    ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`)."""
+    ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`);
+    ``common_terms`` as ``fulltext``'s."""
 
     seeds: int = Field(default=3, ge=0)
     follow: int = Field(default=2, ge=0)
@@ -173,6 +180,7 @@ class StrataSettings(_Settings):
     rrf_k: float = 60.0
     fusion: Fusion = "zscore"
     path_weights: Mapping[str, float] | None = None
+    common_terms: CommonTermRule | None = CommonTermRule()
 
 
 RetrieverSettings = (ChunkSettings | AtomSettings | FulltextSettings | HybridSettings | MultigrainSettings

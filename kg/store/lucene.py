@@ -10,6 +10,16 @@ English clitic is not a word of its own: "Beatrice's" is queried as ``beatrice``
 :func:`name_query` keeps only the words that can be part of a name (see its docstring): what title links
 look up, and what each chunk stores as ``name_terms`` at load time.
 
+Common terms. A word in a large share of the passages weighs little in BM25 but costs its whole posting list:
+an OR of such words makes Lucene score most of the store to find the top few (at a million generated passages,
+seven tenths of a ``strata`` query: docs/scaling.md). Given the ``common`` terms of the index
+(:class:`kg.retrieval.common_terms.CommonTerms` estimates them), :func:`lucene_query` requires one of the other,
+rarer terms and keeps the common ones as optional clauses, ``+(rare ...) common ...``: Lucene's
+required-plus-optional scorer then walks only the rare terms' postings and scores the common ones where those
+match. A passage keeps the score it had; a passage that holds none of the rare terms is no longer matched (as
+Lucene's ``CommonTermsQuery`` and Elasticsearch's ``cutoff_frequency`` did). A query of common terms only is
+sent as the plain OR.
+
 Lucene's limits, and the rule that keeps every query within them: a query of more than 1,024 clauses fails
 (``TooManyClauses``), and the index's analyzer cuts a word of more than 255 characters into several
 tokens, while each CJK character is a token of its own. So a query built here holds at most ``max_terms``
@@ -25,6 +35,8 @@ itself is still indexed whole; only the query leaves such words out.
 'wrote c 1985'
 >>> lucene_query("When is the director of film Beatrice's birthday?")
 'director film beatrice birthday'
+>>> lucene_query("When is the director of film Beatrice's birthday?", common={"film", "director"})
+'+(beatrice birthday) director film'
 >>> name_query("The Hudson river flows past Newburgh (1709) and 北京")
 'hudson newburgh 1709 北京'
 """
@@ -32,12 +44,12 @@ itself is still indexed whole; only the query leaves such words out.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from kg.shared.text import CJK_CHARACTER, CJK_CHARACTERS, has_cjk
 
 __all__ = ["MAX_CLAUSES", "MAX_TERM_CHARS", "STOPWORDS", "escape_lucene", "lookup_terms", "lucene_query", "name_query",
-           "whole_terms_queries"]
+           "text_terms", "whole_terms_queries"]
 
 MAX_TERM_CHARS = 64
 MAX_CLAUSES = 256
@@ -70,10 +82,24 @@ def whole_terms_queries(terms: Sequence[str]) -> list[str]:
     return [" OR ".join(quoted[i:i + MAX_CLAUSES]) for i in range(0, len(quoted), MAX_CLAUSES)]
 
 
-def lucene_query(text: str, *, max_terms: int = 64) -> str:
-    """An OR query of the distinct non-stopword terms of ``text`` (at most ``max_terms``); ``""`` when the
-    text has none, which callers must not send to the index (Lucene rejects an empty query)."""
-    return _query(_WORD.findall(_CLITIC.sub("", text)), max_terms)
+def lucene_query(text: str, *, max_terms: int = 64, common: Collection[str] = ()) -> str:
+    """An OR query of the distinct non-stopword terms of ``text`` (at most ``max_terms``), in which one of the
+    terms not in ``common`` is required when the text has both kinds (the module docstring); ``""`` when the
+    text has no terms, which callers must not send to the index (Lucene rejects an empty query)."""
+    terms = _query(_WORD.findall(_CLITIC.sub("", text)), max_terms)
+    if not common:
+        return terms
+    words = terms.split()
+    rare = [t for t in words if t not in common]
+    if not rare or len(rare) == len(words):
+        return terms
+    return f"+({' '.join(rare)}) " + " ".join(t for t in words if t in common)
+
+
+def text_terms(text: str) -> set[str]:
+    """The distinct terms :func:`lucene_query` could make of ``text``, stopwords included: what a passage is
+    counted as holding when the common terms of an index are estimated."""
+    return {bounded for word in _WORD.findall(_CLITIC.sub("", text)) if (bounded := _bounded(word.lower()))}
 
 
 def name_query(text: str, *, max_terms: int = 64) -> str:

@@ -345,6 +345,12 @@ class SubtreeRow(TypedDict):
     path: list[PathNode]
 
 
+class TermSampleRow(TypedDict):
+    id: str
+    text: str
+    title: str
+
+
 CHUNK_VECTOR = Query("retrieval/chunk_vector", PathChunkRow)
 ATOM_VECTOR = Query("retrieval/atom_vector", PathChunkRow)
 ATOM_CANDIDATES = Query("retrieval/atom_candidates", AtomCandidateRow)
@@ -361,6 +367,7 @@ KG2RAG_SEED_ENTITIES = Query("retrieval/kg2rag_seed_entities", SeedEntityRow)
 KG2RAG_HOP = Query("retrieval/kg2rag_hop", HopRow)
 PGRAG_ANCHORS = Query("retrieval/pgrag_anchors", AnchorRow)
 PGRAG_SUBTREE = Query("retrieval/pgrag_subtree", SubtreeRow)
+TERM_SAMPLE = Query("retrieval/term_sample", TermSampleRow)
 
 
 class PPRSeedRow(TypedDict):

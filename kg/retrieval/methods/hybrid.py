@@ -13,12 +13,13 @@ by embedder family, which :func:`default_weights` picks when no ``weights`` are 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
+from kg.retrieval.common_terms import CommonTermRule, CommonTerms
 from kg.retrieval.fusion import Fusion
 from kg.store.base import GraphStore
 from kg.store.lucene import lookup_terms, lucene_query, name_query
@@ -45,11 +46,12 @@ def default_weights(embedder: Embedder) -> Mapping[str, float]:
 def hybrid_hits(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion = "zscore",
                 weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0, candidates: int = 50,
                 threshold: float = -1.0, atom_threshold: float = 0.0,
-                where: RetrievalFilter | None = None) -> list[Hit]:
-    """Fused hits; each hit's sources list every path that found it with its raw score and rank order."""
+                where: RetrievalFilter | None = None, common: Collection[str] = ()) -> list[Hit]:
+    """Fused hits; each hit's sources list every path that found it with its raw score and rank order. The
+    Lucene paths' query is not led by the ``common`` terms (:func:`~kg.store.lucene.lucene_query`)."""
     return [hit_from_row(r) for r in _rows(store, vector, text, k=k, fusion=fusion, weights=weights, rrf_k=rrf_k,
                                            candidates=candidates, threshold=threshold,
-                                           atom_threshold=atom_threshold, where=where)]
+                                           atom_threshold=atom_threshold, where=where, common=common)]
 
 
 @dataclass(frozen=True)
@@ -77,14 +79,15 @@ def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *,
                            question_links: bool = False, named_by: int = 0, link_candidates: int = 30,
                            fusion: Fusion = "zscore",
                            weights: Mapping[str, float] = DEFAULT_WEIGHTS, rrf_k: float = 60.0,
-                           candidates: int = 50, where: RetrievalFilter | None = None) -> LinkedRanking:
+                           candidates: int = 50, where: RetrievalFilter | None = None,
+                           common: Collection[str] = ()) -> LinkedRanking:
     """:func:`hybrid_hits` whose first ``seeds`` hits carry their title-link candidates, and, with
     ``question_links``, the question's own title-link candidates, and with ``named_by`` > 0 the seeds' ``named_by``
     nearest naming passages, all from the same round trip. Title-link candidates are unfiltered:
     :func:`~kg.retrieval.links.mentions_title` decides."""
     rows = _rows(store, vector, text, k=k, fusion=fusion, weights=weights, rrf_k=rrf_k, candidates=candidates,
                  where=where, link_seeds=seeds, link_candidates=link_candidates, question_links=question_links,
-                 named_by=named_by)
+                 named_by=named_by, common=common)
     hits = [LinkedHit(hit_from_row(r), None if r["links"] is None else [hit_from_row(link) for link in r["links"]],
                       [hit_from_row(link) for link in r["named_by"]])
             for r in rows]
@@ -95,9 +98,10 @@ def hybrid_hits_with_links(store: GraphStore, vector: list[float], text: str, *,
 def _rows(store: GraphStore, vector: list[float], text: str, *, k: int, fusion: Fusion,
           weights: Mapping[str, float], rrf_k: float, candidates: int, where: RetrievalFilter | None,
           threshold: float = -1.0, atom_threshold: float = 0.0, link_seeds: int = 0,
-          link_candidates: int = 30, question_links: bool = False, named_by: int = 0) -> list[HybridRow]:
+          link_candidates: int = 30, question_links: bool = False, named_by: int = 0,
+          common: Collection[str] = ()) -> list[HybridRow]:
     return store.read(
-        HYBRID, vector=vector, query=lucene_query(text), k=k, candidates=candidates, fusion=fusion,
+        HYBRID, vector=vector, query=lucene_query(text, common=common), k=k, candidates=candidates, fusion=fusion,
         weights={**{p: 0.0 for p in DEFAULT_WEIGHTS}, **weights}, rrf_k=float(rrf_k), threshold=threshold,
         atom_threshold=atom_threshold, link_seeds=link_seeds, link_candidates=link_candidates,
         question_links=question_links, named_by=named_by, text=text,
@@ -114,15 +118,17 @@ class HybridRetriever(Retriever):
         retriever = HybridRetriever(store, embedder, fusion="linear", weights={"chunk": 2, "fulltext": 1})
         hits = retriever.retrieve("Which magazine started first?", k=10)
 
-    ``weights`` ``None``: :func:`default_weights` for the embedder.
+    ``weights`` ``None``: :func:`default_weights` for the embedder. ``common_terms``: when a term is common
+    enough not to lead the Lucene paths' query (:mod:`kg.retrieval.common_terms`; ``None``: never).
     """
 
     name = "hybrid"
 
     def __init__(self, store: GraphStore, embedder: Embedder, *, fusion: Fusion = "zscore",
                  weights: Mapping[str, float] | None = None, rrf_k: float = 60.0, candidates: int = 50,
-                 atom_threshold: float = 0.0) -> None:
+                 atom_threshold: float = 0.0, common_terms: CommonTermRule | None = CommonTermRule()) -> None:
         self.store, self.embedder = store, embedder
+        self.common_terms = CommonTerms(store, common_terms)
         self.fusion, self.rrf_k = fusion, rrf_k
         self.weights = dict(default_weights(embedder) if weights is None else weights)
         self.candidates, self.atom_threshold = candidates, atom_threshold
@@ -130,4 +136,4 @@ class HybridRetriever(Retriever):
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
         return hybrid_hits(self.store, query_vector(self.embedder, question), question, k=k, fusion=self.fusion,
                            weights=self.weights, rrf_k=self.rrf_k, candidates=max(self.candidates, k),
-                           atom_threshold=self.atom_threshold, where=where)
+                           atom_threshold=self.atom_threshold, where=where, common=self.common_terms.terms())

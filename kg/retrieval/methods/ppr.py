@@ -76,8 +76,8 @@ from kg.embeddings import Embedder
 from kg.errors import QueryError, RetrievalError
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
+from kg.retrieval.common_terms import CommonTermRule, CommonTerms
 from kg.store.base import GraphStore
-from kg.store.lucene import lucene_query
 from kg.store.queries import (
     PPR_DROP,
     PPR_EDGES,
@@ -328,8 +328,10 @@ class PPRRetriever(Retriever):
                  entity_candidates: int = 20, passage_candidates: int = 50, mention_weight: float = 1.0,
                  fact_weight: float = 1.0, reference_weight: float = 1.0, levels: int = 3, iterations: int = 20,
                  tolerance: float = 1e-4, engine: str = "auto", memory_nodes: int = 0, concurrency: int = 1,
-                 hops: int = 3, fanout: int = 50, weighted: bool = True) -> None:
+                 hops: int = 3, fanout: int = 50, weighted: bool = True,
+                 common_terms: CommonTermRule | None = CommonTermRule()) -> None:
         self.store, self.embedder = store, embedder
+        self.common_terms = CommonTerms(store, common_terms)
         self.damping, self.passage_weight = damping, passage_weight
         self.fact_seeds, self.fact_candidates = fact_seeds, fact_candidates
         self.entity_candidates, self.passage_candidates = entity_candidates, passage_candidates
@@ -407,7 +409,7 @@ class PPRRetriever(Retriever):
 
     # -- retrieval ------------------------------------------------------------------------------------------
     def _read_seeds(self, vector: list[float] | None, question: str) -> list[PPRSeedsRow]:
-        return self.store.read(PPR_SEEDS, vector=vector, query=lucene_query(question), question=question,
+        return self.store.read(PPR_SEEDS, vector=vector, query=self.common_terms.query(question), question=question,
                                fact_candidates=self.fact_candidates, entity_candidates=self.entity_candidates,
                                passage_candidates=self.passage_candidates)
 

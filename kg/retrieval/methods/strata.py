@@ -34,6 +34,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
+from kg.retrieval.common_terms import CommonTermRule, CommonTerms
 from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.links import named_links, title_links
 from kg.retrieval.methods.hybrid import LinkedHit, default_weights, hybrid_hits_with_links
@@ -63,8 +64,10 @@ class StrataRetriever(Retriever):
 
     def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, follow: int = 2,
                  candidates: int = 15, weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
-                 fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None) -> None:
+                 fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None,
+                 common_terms: CommonTermRule | None = CommonTermRule()) -> None:
         self.store, self.embedder = store, embedder
+        self.common_terms = CommonTerms(store, common_terms)
         self.seeds, self.follow, self.candidates, self.rrf_k, self.fusion = seeds, follow, candidates, rrf_k, fusion
         self.weights = {**LINK_WEIGHTS, **weights}
         self.path_weights = dict(default_weights(embedder) if path_weights is None else path_weights)
@@ -94,7 +97,7 @@ class StrataRetriever(Retriever):
         titled = self.weights["question_title"] > 0
         ranking = hybrid_hits_with_links(self.store, vector, question, k=depth, seeds=seeds, question_links=titled,
                                          named_by=named_by, fusion=self.fusion, weights=self.path_weights,
-                                         candidates=depth, where=where)
+                                         candidates=depth, where=where, common=self.common_terms.terms())
         lists: dict[str, list[Hit]] = {"hybrid": [h.hit for h in ranking.hits]}
         named = named_links(question, ranking.question_links) if titled else []
         if titled:
