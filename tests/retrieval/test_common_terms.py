@@ -97,3 +97,10 @@ def test_retrievers_lead_their_lucene_paths_by_rare_terms(harbours: Corpus) -> N
         assert led[0].title == plain[0].title == "Castle Rock", method
         lexical = {s.path for h in led[1:] for s in h.sources} & {"fulltext", "fulltext_atom"}
         assert not lexical, f"{method}: a passage without 'lighthouse' came through a Lucene path"
+
+
+def test_retrievers_of_one_store_share_its_estimate(harbours: Corpus) -> None:
+    rule = CommonTermRule(ratio=0.3, min_chunks=10)
+    first = make_retriever("strata", harbours.store, EMBEDDER, common_terms=rule)
+    assert first.common_terms is make_retriever("fulltext", harbours.store, EMBEDDER, common_terms=rule).common_terms
+    assert first.common_terms is not make_retriever("strata", harbours.store, EMBEDDER).common_terms  # another rule

@@ -11,7 +11,7 @@ from collections.abc import Collection
 
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row
-from kg.retrieval.common_terms import CommonTermRule, CommonTerms
+from kg.retrieval.common_terms import CommonTermRule, shared_common_terms
 from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
 from kg.store.base import GraphStore
@@ -49,7 +49,7 @@ class FulltextRetriever(Retriever):
     def __init__(self, store: GraphStore, *, atoms: bool = True, fusion: Fusion = "zscore",
                  rrf_k: float = 60.0, common_terms: CommonTermRule | None = CommonTermRule()) -> None:
         self.store, self.atoms, self.fusion, self.rrf_k = store, atoms, fusion, rrf_k
-        self.common_terms = CommonTerms(store, common_terms)
+        self.common_terms = shared_common_terms(store, common_terms)
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
         common = self.common_terms.terms()

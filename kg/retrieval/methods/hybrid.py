@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
-from kg.retrieval.common_terms import CommonTermRule, CommonTerms
+from kg.retrieval.common_terms import CommonTermRule, shared_common_terms
 from kg.retrieval.fusion import Fusion
 from kg.store.base import GraphStore
 from kg.store.lucene import lookup_terms, lucene_query, name_query
@@ -128,7 +128,7 @@ class HybridRetriever(Retriever):
                  weights: Mapping[str, float] | None = None, rrf_k: float = 60.0, candidates: int = 50,
                  atom_threshold: float = 0.0, common_terms: CommonTermRule | None = CommonTermRule()) -> None:
         self.store, self.embedder = store, embedder
-        self.common_terms = CommonTerms(store, common_terms)
+        self.common_terms = shared_common_terms(store, common_terms)
         self.fusion, self.rrf_k = fusion, rrf_k
         self.weights = dict(default_weights(embedder) if weights is None else weights)
         self.candidates, self.atom_threshold = candidates, atom_threshold

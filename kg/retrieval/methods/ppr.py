@@ -76,7 +76,7 @@ from kg.embeddings import Embedder
 from kg.errors import QueryError, RetrievalError
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row, query_vector
-from kg.retrieval.common_terms import CommonTermRule, CommonTerms
+from kg.retrieval.common_terms import CommonTermRule, shared_common_terms
 from kg.store.base import GraphStore
 from kg.store.queries import (
     PPR_DROP,
@@ -331,7 +331,7 @@ class PPRRetriever(Retriever):
                  hops: int = 3, fanout: int = 50, weighted: bool = True,
                  common_terms: CommonTermRule | None = CommonTermRule()) -> None:
         self.store, self.embedder = store, embedder
-        self.common_terms = CommonTerms(store, common_terms)
+        self.common_terms = shared_common_terms(store, common_terms)
         self.damping, self.passage_weight = damping, passage_weight
         self.fact_seeds, self.fact_candidates = fact_seeds, fact_candidates
         self.entity_candidates, self.passage_candidates = entity_candidates, passage_candidates

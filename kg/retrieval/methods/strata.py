@@ -34,7 +34,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, graph_has, hit_from_row, query_vector
-from kg.retrieval.common_terms import CommonTermRule, CommonTerms
+from kg.retrieval.common_terms import CommonTermRule, shared_common_terms
 from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.links import named_links, title_links
 from kg.retrieval.methods.hybrid import LinkedHit, default_weights, hybrid_hits_with_links
@@ -67,7 +67,7 @@ class StrataRetriever(Retriever):
                  fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None,
                  common_terms: CommonTermRule | None = CommonTermRule()) -> None:
         self.store, self.embedder = store, embedder
-        self.common_terms = CommonTerms(store, common_terms)
+        self.common_terms = shared_common_terms(store, common_terms)
         self.seeds, self.follow, self.candidates, self.rrf_k, self.fusion = seeds, follow, candidates, rrf_k, fusion
         self.weights = {**LINK_WEIGHTS, **weights}
         self.path_weights = dict(default_weights(embedder) if path_weights is None else path_weights)
