@@ -33,7 +33,10 @@ import time
 import weakref
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import Field
+from pydantic.dataclasses import dataclass
 
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query, text_terms
@@ -52,10 +55,10 @@ class CommonTermRule:
     """When a term counts as common (the module docstring): in more than ``ratio`` of the chunks and more than
     ``min_chunks`` of them, estimated from ``sample`` chunks, the store's count checked every ``refresh_s``."""
 
-    ratio: float = 0.05
-    min_chunks: int = 1000
-    sample: int = 2048
-    refresh_s: float = 30.0
+    ratio: Annotated[float, Field(gt=0.0, le=1.0)] = 0.05
+    min_chunks: Annotated[int, Field(ge=0)] = 1000
+    sample: Annotated[int, Field(ge=1)] = 2048
+    refresh_s: Annotated[float, Field(ge=0.0)] = 30.0
 
 
 class CommonTerms:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from kg.retrieval import make_retriever
+from kg.errors import RetrievalError
+from kg.retrieval import make_retriever, method_settings
 from kg.retrieval.common_terms import CommonTermRule, CommonTerms
 from kg.retrieval.methods.fulltext import fulltext_hits
 from kg.store.base import GraphStore
@@ -26,6 +27,13 @@ def test_a_query_with_rare_and_common_terms_requires_a_rare_one() -> None:
 def test_text_terms_are_the_words_a_query_could_hold() -> None:
     assert text_terms("Beatrice's film, FILM of 1985") == {"beatrice", "film", "of", "1985"}
     assert text_terms("x" * 65 + " short") == {"short"}  # an over-long word is never a query term
+
+
+def test_the_rule_is_a_validated_setting_of_the_lexical_methods() -> None:
+    assert method_settings("strata", common_terms={"ratio": 0.1}).common_terms == CommonTermRule(ratio=0.1)
+    assert method_settings("fulltext", common_terms=None).common_terms is None
+    with pytest.raises(RetrievalError, match="common_terms"):
+        method_settings("hybrid", common_terms={"ratio": 2.0})
 
 
 def _passages(count: int, start: int = 0) -> dict[str, str]:
