@@ -21,27 +21,30 @@
 // second round trip. With $named_by > 0, each of the top $link_seeds also brings the passages that name it
 // (incoming REFERENCES, at most $link_candidates a seed, each by its mentioning chunk nearest the query):
 // its $named_by nearest, as named_by.
-CALL () {
-  WITH 1 AS run WHERE $weights.chunk > 0
+UNWIND [path IN ['fulltext', 'fulltext_atom', 'chunk', 'atom']
+        WHERE $weights[path] > 0 AND ($query <> '' OR NOT path STARTS WITH 'fulltext')] AS run
+CALL (run) {
+  WITH run WHERE run = 'chunk'
   CALL db.index.vector.queryNodes('chunk_embedding', $candidates, $vector) YIELD node AS c
   WITH c, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS score WHERE score >= $threshold
-  RETURN 'chunk' AS path, c, score, null AS via, null AS via_id
+  RETURN 'chunk' AS path, c.id AS chunk_id, score, null AS via, null AS via_id
   UNION ALL
-  WITH 1 AS run WHERE $weights.atom > 0
+  WITH run WHERE run = 'atom'
   CALL db.index.vector.queryNodes('atom_embedding', $candidates, $vector) YIELD node AS a
   WITH a, 2 * vector.similarity.cosine(a.embedding, $vector) - 1 AS score WHERE score >= $atom_threshold
   MATCH (a)-[:ATOM_OF]->(c:Chunk)
-  RETURN 'atom' AS path, c, score, a.text AS via, a.id AS via_id
+  RETURN 'atom' AS path, c.id AS chunk_id, score, a.text AS via, a.id AS via_id
   UNION ALL
-  WITH 1 AS run WHERE $weights.fulltext > 0 AND $query <> ''
+  WITH run WHERE run = 'fulltext'
   CALL db.index.fulltext.queryNodes('chunk_text', $query, {limit: $candidates}) YIELD node AS c, score
-  RETURN 'fulltext' AS path, c, score, null AS via, null AS via_id
+  RETURN 'fulltext' AS path, c.id AS chunk_id, score, null AS via, null AS via_id
   UNION ALL
-  WITH 1 AS run WHERE $weights.fulltext_atom > 0 AND $query <> ''
+  WITH run WHERE run = 'fulltext_atom'
   CALL db.index.fulltext.queryNodes('atom_text', $query, {limit: $candidates}) YIELD node AS a, score
   MATCH (a)-[:ATOM_OF]->(c:Chunk)
-  RETURN 'fulltext_atom' AS path, c, score, a.text AS via, a.id AS via_id
-}
+  RETURN 'fulltext_atom' AS path, c.id AS chunk_id, score, a.text AS via, a.id AS via_id
+} IN 4 CONCURRENT TRANSACTIONS OF 1 ROW
+MATCH (c:Chunk {id: chunk_id})
 WITH path, c, score, via, via_id
 WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)
   AND NOT c.id IN $exclude_ids
@@ -49,9 +52,9 @@ WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)
         MATCH (d:Document {id: c.document_id})
         WHERE ($formats IS NULL OR d.format IN $formats)
           AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata)) })
-WITH path, c, score, via, via_id ORDER BY score DESC
+WITH path, c, score, via, via_id ORDER BY score DESC, via_id
 WITH path, c, collect({score: score, via: via, via_id: via_id})[0] AS best
-WITH path, c, best ORDER BY best.score DESC
+WITH path, c, best ORDER BY best.score DESC, c.id
 WITH path, collect({c: c, best: best})[..$candidates] AS ranked
 // zscore's statistics count the results a path did not return as 0 (no match) up to $candidates: a lone
 // Lucene match then stands out of its list as far as it should.
