@@ -1,6 +1,9 @@
 // (d) Hybrid fusion of chunk vectors (a), atoms (b) and Lucene full text over chunks and atoms (c), in one
 // round trip. Each path ranks chunks by its own score (a chunk keeps its best atom); a path whose weight is
-// 0 is not run. $fusion (the formulas of kg.retrieval.fusion, which computes the same in Python):
+// 0 is not run. The paths run as concurrent inner transactions (Neo4j Community runs one query on one thread:
+// one after the other, the two Lucene paths were most of a query at a million passages, docs/scaling.md), so
+// this query needs an implicit (auto-commit) transaction, which GraphStore.read is; they return chunk ids, the
+// chunks are read again in the outer one. The Lucene paths go first, the longest work starting earliest. $fusion (the formulas of kg.retrieval.fusion, which computes the same in Python):
 //   'zscore' (calibrated): sum of weight * (score - the path's lowest) / the path's standard deviation over
 //            its top $candidates: a chunk counts by how many deviations it stands above its path's list,
 //            so a hit standing out of its list (a confident match) outweighs a path's evenly spread ones;

@@ -1,7 +1,8 @@
 """(d) Hybrid retrieval: chunk vectors, atoms and Lucene full text fused in one Cypher round trip.
 
-``cypher/retrieval/hybrid.cypher`` runs the paths as ``CALL {}`` union branches and fuses them, by default
-with calibrated (z-score) fusion, else normalised linear fusion or RRF (the formulas of
+``cypher/retrieval/hybrid.cypher`` runs the paths as ``CALL {}`` union branches in concurrent inner
+transactions (``IN 4 CONCURRENT TRANSACTIONS``: on a server with idle cores the paths run at once) and fuses
+them, by default with calibrated (z-score) fusion, else normalised linear fusion or RRF (the formulas of
 :mod:`kg.retrieval.fusion`). A path with weight 0 is skipped, which is also how a caller restricts
 retrieval to some layers (e.g. ``weights={"atom": 0, ...}``).
 
