@@ -13,7 +13,7 @@ estimated from a sample of :attr:`CommonTermRule.sample` chunks (the whole store
 in windows from points drawn evenly over the chunk ids (hashes). The estimate is kept until the store's chunk
 count has moved by more than :data:`RESAMPLE_CHANGE` of itself, which is checked (one count-store read) at most
 every :attr:`CommonTermRule.refresh_s` seconds: a term's share moves with the corpus, not with each write, and
-a stale estimate can only make a query slower or its lexical path a little wider or narrower, never wrong.
+a stale estimate only makes a query slower, or its lexical path a little wider or narrower, than a fresh one.
 
 Retrievers take their estimate from :func:`shared_common_terms`: one per store and rule, so a client that makes a
 retriever per question (``Strata.retrieve``) samples once, not per question. A process of one question
@@ -94,8 +94,8 @@ class CommonTerms:
         return lucene_query(text, common=self.terms())
 
     def _estimate(self, rule: CommonTermRule, chunks: int) -> frozenset[str]:
-        # Below both bounds no term can be common: the sample would be read for nothing.
-        if chunks <= rule.min_chunks or chunks == 0:
+        # No term is in more than min_chunks of a store that small: the sample would be read for nothing.
+        if chunks <= rule.min_chunks:
             return frozenset()
         if chunks <= rule.sample:
             starts, per_start = [""], rule.sample
