@@ -118,9 +118,13 @@ _SHARED_LOCK = threading.Lock()
 
 
 def shared_common_terms(store: GraphStore, rule: CommonTermRule | None) -> CommonTerms:
-    """The one :class:`CommonTerms` of ``store`` under ``rule`` in this process (kept while the store is)."""
+    """The one :class:`CommonTerms` of ``store`` under ``rule`` in this process (kept while the store is); a
+    store that cannot be weakly referenced (a class with ``__slots__``) gets one of its own at each call."""
     with _SHARED_LOCK:
-        by_rule = _SHARED.setdefault(store, {})
+        try:
+            by_rule = _SHARED.setdefault(store, {})
+        except TypeError:
+            return CommonTerms(store, rule)
         terms = by_rule.get(rule)
         if terms is None:
             terms = by_rule[rule] = CommonTerms(store, rule)

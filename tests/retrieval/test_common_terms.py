@@ -4,12 +4,13 @@ taken again, and what the full-text paths return with them."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from kg.errors import RetrievalError
 from kg.retrieval import make_retriever, method_settings
-from kg.retrieval.common_terms import CommonTermRule, CommonTerms
+from kg.retrieval.common_terms import CommonTermRule, CommonTerms, shared_common_terms
 from kg.retrieval.methods.fulltext import fulltext_hits
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query, text_terms
@@ -34,6 +35,12 @@ def test_the_rule_is_a_validated_setting_of_the_lexical_methods() -> None:
     assert method_settings("fulltext", common_terms=None).common_terms is None
     with pytest.raises(RetrievalError, match="common_terms"):
         method_settings("hybrid", common_terms={"ratio": 2.0})
+
+
+def test_a_store_without_weak_references_gets_an_estimate_of_its_own() -> None:
+    store = cast(GraphStore, object())  # nothing is read before the first query
+    first, second = shared_common_terms(store, CommonTermRule()), shared_common_terms(store, CommonTermRule())
+    assert first.store is store and first is not second
 
 
 def _passages(count: int, start: int = 0) -> dict[str, str]:
