@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 from kg.errors import RetrievalError
-from kg.retrieval import RetrievalFilter, atom_candidates, make_retriever
+from kg.retrieval import Hit, RetrievalFilter, atom_candidates, make_retriever
 from kg.retrieval.common import graph_has, hits_by_id, query_vector
 from kg.retrieval.fusion import fuse
 from kg.retrieval.links import mentions_title, named_links, title_links
 from kg.retrieval.methods.chunk import chunk_vector_hits
-from kg.retrieval.methods.fulltext import fulltext_hits
+from kg.retrieval.methods.fulltext import fulltext_hits, fulltext_paths
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS, hybrid_hits, hybrid_hits_with_links
 from kg.shared.text import title_core
 from kg.store.base import GraphStore
@@ -94,6 +94,22 @@ def test_fulltext_over_chunks_and_atoms(distilled: Corpus) -> None:
     assert atoms[0].title == "Newburgh" and atoms[0].sources[0].via == "It lies on the Hudson River."
     fused = make_retriever("fulltext", distilled.store, EMBEDDER).retrieve("Hudson river", k=3)
     assert fused[0].title == "Newburgh" and {s.path for s in fused[0].sources} == {"fulltext", "fulltext_atom"}
+
+
+def _ranked(hits: list[Hit]) -> list[tuple[str, float, str | None]]:
+    return [(h.chunk_id, round(h.score, 6), h.sources[0].via_id) for h in hits]
+
+
+@pytest.mark.parametrize("question", ["Hudson river", "magazine started 1989", "port city Elbe Germany"])
+def test_fulltext_paths_at_once_give_what_each_gives_alone(distilled: Corpus, question: str) -> None:
+    # The two Lucene paths run as concurrent inner transactions of one query; each layer's hits must be what
+    # that layer's path gives on its own, in the same order with the same scores and atoms.
+    both = fulltext_paths(distilled.store, question, k=4)
+    for layer in ("chunks", "atoms"):
+        assert both[layer], layer
+        assert _ranked(both[layer]) == _ranked(fulltext_hits(distilled.store, question, k=4, layer=layer))
+    assert {h.sources[0].path for h in both["atoms"]} == {"fulltext_atom"}
+    assert fulltext_paths(distilled.store, "the of and", k=4, layers=()) == {}
 
 
 @pytest.mark.parametrize("method", ["zscore", "rrf", "linear"])

@@ -7,7 +7,7 @@ its two Lucene paths (RRF on request); on a graph without atoms this is plain Lu
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row
@@ -16,24 +16,38 @@ from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.methods.hybrid import DEFAULT_WEIGHTS
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
-from kg.store.queries import FULLTEXT_ATOMS, FULLTEXT_CHUNKS
+from kg.store.queries import FULLTEXT
 
-__all__ = ["FulltextRetriever", "fulltext_hits"]
+__all__ = ["FulltextRetriever", "fulltext_hits", "fulltext_paths"]
 
-_FULLTEXT = {"chunks": FULLTEXT_CHUNKS, "atoms": FULLTEXT_ATOMS}
+# The query's path names: Lucene over chunks and over atoms, as hybrid names the same two paths.
+_PATH = {"chunks": "fulltext", "atoms": "fulltext_atom"}
+
+
+def fulltext_paths(store: GraphStore, text: str, *, k: int, layers: Sequence[str] = ("chunks", "atoms"),
+                   where: RetrievalFilter | None = None, candidates: int | None = None,
+                   common: Collection[str] = ()) -> dict[str, list[Hit]]:
+    """Lucene hits for ``text`` over each of ``layers`` (``"chunks"``, ``"atoms"``), its top ``k``, by layer, from
+    one query whose paths run at once (``retrieval/fulltext.cypher``); the query is not led by the ``common`` terms
+    (:func:`~kg.store.lucene.lucene_query`). A text without terms finds nothing."""
+    found: dict[str, list[Hit]] = {layer: [] for layer in layers}
+    query = lucene_query(text, common=common)
+    if not query or not layers:
+        return found
+    layer_of = {path: layer for layer, path in _PATH.items()}
+    rows = store.read(FULLTEXT, query=query, paths=[_PATH[layer] for layer in layers], k=k,
+                      candidates=candidates or max(4 * k, 20), **filter_params(where))
+    for row in rows:
+        found[layer_of[row["path"]]].append(hit_from_row(row))
+    return found
 
 
 def fulltext_hits(store: GraphStore, text: str, *, k: int, layer: str = "chunks",
                   where: RetrievalFilter | None = None, candidates: int | None = None,
                   common: Collection[str] = ()) -> list[Hit]:
-    """Lucene hits for ``text`` over ``layer`` ``"chunks"`` or ``"atoms"``, the query not led by the ``common``
-    terms (:func:`~kg.store.lucene.lucene_query`); none for a text without terms."""
-    query = lucene_query(text, common=common)
-    if not query:
-        return []
-    rows = store.read(_FULLTEXT[layer], query=query, k=k, candidates=candidates or max(4 * k, 20),
-                      **filter_params(where))
-    return [hit_from_row(r) for r in rows]
+    """:func:`fulltext_paths` over one layer."""
+    return fulltext_paths(store, text, k=k, layers=(layer,), where=where, candidates=candidates,
+                          common=common)[layer]
 
 
 class FulltextRetriever(Retriever):
@@ -52,10 +66,9 @@ class FulltextRetriever(Retriever):
         self.common_terms = shared_common_terms(store, common_terms)
 
     def retrieve(self, question: str, *, k: int = 5, where: RetrievalFilter | None = None) -> list[Hit]:
-        common = self.common_terms.terms()
-        chunks = fulltext_hits(self.store, question, k=k, where=where, common=common)
-        atoms = (fulltext_hits(self.store, question, k=k, layer="atoms", where=where, common=common)
-                 if self.atoms else [])
+        found = fulltext_paths(self.store, question, k=k, where=where, common=self.common_terms.terms(),
+                               layers=("chunks", "atoms") if self.atoms else ("chunks",))
+        chunks, atoms = found["chunks"], found.get("atoms", [])
         if not atoms:
             return chunks
         weights = {path: DEFAULT_WEIGHTS[path] for path in ("fulltext", "fulltext_atom")}
