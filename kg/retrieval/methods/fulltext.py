@@ -8,6 +8,7 @@ its two Lucene paths (RRF on request); on a graph without atoms this is plain Lu
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from typing import Literal
 
 from kg.retrieval.base import Hit, RetrievalFilter, Retriever
 from kg.retrieval.common import filter_params, hit_from_row
@@ -18,13 +19,15 @@ from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
 from kg.store.queries import FULLTEXT
 
-__all__ = ["FulltextRetriever", "fulltext_hits", "fulltext_paths"]
+__all__ = ["FulltextRetriever", "Layer", "fulltext_hits", "fulltext_paths"]
 
+Layer = Literal["chunks", "atoms"]
 # The query's path names: Lucene over chunks and over atoms, as hybrid names the same two paths.
-_PATH = {"chunks": "fulltext", "atoms": "fulltext_atom"}
+_PATH: dict[Layer, str] = {"chunks": "fulltext", "atoms": "fulltext_atom"}
+_LAYER = {path: layer for layer, path in _PATH.items()}
 
 
-def fulltext_paths(store: GraphStore, text: str, *, k: int, layers: Sequence[str] = ("chunks", "atoms"),
+def fulltext_paths(store: GraphStore, text: str, *, k: int, layers: Sequence[Layer] = ("chunks", "atoms"),
                    where: RetrievalFilter | None = None, candidates: int | None = None,
                    common: Collection[str] = ()) -> dict[str, list[Hit]]:
     """Lucene hits for ``text`` over each of ``layers`` (``"chunks"``, ``"atoms"``), its top ``k``, by layer, from
@@ -34,15 +37,14 @@ def fulltext_paths(store: GraphStore, text: str, *, k: int, layers: Sequence[str
     query = lucene_query(text, common=common)
     if not query or not layers:
         return found
-    layer_of = {path: layer for layer, path in _PATH.items()}
     rows = store.read(FULLTEXT, query=query, paths=[_PATH[layer] for layer in layers], k=k,
                       candidates=candidates or max(4 * k, 20), **filter_params(where))
     for row in rows:
-        found[layer_of[row["path"]]].append(hit_from_row(row))
+        found[_LAYER[row["path"]]].append(hit_from_row(row))
     return found
 
 
-def fulltext_hits(store: GraphStore, text: str, *, k: int, layer: str = "chunks",
+def fulltext_hits(store: GraphStore, text: str, *, k: int, layer: Layer = "chunks",
                   where: RetrievalFilter | None = None, candidates: int | None = None,
                   common: Collection[str] = ()) -> list[Hit]:
     """:func:`fulltext_paths` over one layer."""
