@@ -126,14 +126,16 @@ def exact_latency(matrix: np.ndarray, embedder: Embedder, queries: Sequence[str]
     return _time(exact, queries, warmup)
 
 
-def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, queries: Sequence[str], *, k: int,
+def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, rounds: Sequence[Sequence[str]], *, k: int,
                      methods: Sequence[str], warmup: int, progress: Callable[[str], None]
-                     ) -> tuple[dict[str, Latency], dict[str, str]]:
-    """p50/p95 of each method that can run on this graph, and why each other one cannot.
+                     ) -> tuple[list[dict[str, Latency]], dict[str, str]]:
+    """p50/p95 of each method that can run on this graph in each round of queries, and why each other one
+    cannot.
 
-    The methods are timed round-robin: each query runs every method, starting one method further along each
-    time. Timed one after the other, the first methods alone paid for a page cache the preceding writes had
-    left cold (at 100,000 passages their p95 was 3 to 6 times that of a method using the same indexes later)."""
+    ``warmup`` queries of the first round run untimed first. Within a round the methods are timed round-robin:
+    each query runs every method, starting one method further along each time. Timed one after the other, the
+    first methods alone paid for a page cache the preceding writes had left cold (at 100,000 passages their p95
+    was 3 to 6 times that of a method using the same indexes later)."""
     retrievers: dict[str, Retriever] = {}
     unavailable: dict[str, str] = {}
     for method in methods:
@@ -143,19 +145,21 @@ def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, queries: S
         else:
             unavailable[method] = reason
     names = list(retrievers)
-    for question in queries[:warmup]:
+    for question in (rounds[0] if rounds else [])[:warmup]:
         for name in names:
             retrievers[name].retrieve(question, k=k)
-    samples: dict[str, list[float]] = {name: [] for name in names}
-    for i, question in enumerate(queries):
-        for j in range(len(names)):
-            name = names[(i + j) % len(names)]
-            started = time.perf_counter()
-            retrievers[name].retrieve(question, k=k)
-            samples[name].append(time.perf_counter() - started)
-    results = {name: percentiles(samples[name]) for name in names}
-    for name, latency in results.items():
-        progress(f"{name}: {latency}")
+    results = []
+    for number, queries in enumerate(rounds, 1):
+        samples: dict[str, list[float]] = {name: [] for name in names}
+        for i, question in enumerate(queries):
+            for j in range(len(names)):
+                name = names[(i + j) % len(names)]
+                started = time.perf_counter()
+                retrievers[name].retrieve(question, k=k)
+                samples[name].append(time.perf_counter() - started)
+        results.append({name: percentiles(samples[name]) for name in names})
+        for name, latency in results[-1].items():
+            progress(f"{name}: {latency}" if len(rounds) == 1 else f"round {number}, {name}: {latency}")
     return results, unavailable
 
 
@@ -177,8 +181,8 @@ def run_query_bench(settings: Settings, embedder: Embedder, llm: LLM, *, passage
         if distilled is not None:
             report.distilled = {name: layer.created for name, layer in distilled.layers.items()}
             say(f"distilled offline in {distilled.seconds:.1f} s: {report.distilled}")
-        report.results, report.unavailable = method_latencies(store, embedder, llm, texts, k=k, methods=methods,
-                                                              warmup=warmup, progress=say)
+        (report.results,), report.unavailable = method_latencies(store, embedder, llm, [texts], k=k,
+                                                                 methods=methods, warmup=warmup, progress=say)
     # max(): a p50 rounded to 0.00 ms must not divide by zero.
     report.ratio_to_numpy = {method: round(latency.p50_ms / max(report.numpy_exact.p50_ms, 0.01), 1)
                              for method, latency in report.results.items()}

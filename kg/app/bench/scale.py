@@ -18,7 +18,10 @@ holds more than one batch of them. At each decade, for the passages it adds:
   of each run's server (a resumed decade may have run with several);
 * ``query``: p50/p95 of every retrieval method, and ``numpy_exact``: an exact numpy top-k over the very chunk
   vectors the store holds (read back from it, kept in a file-backed array), with the same queries: eight-word
-  windows of passages drawn from the whole store.
+  windows of passages drawn from the whole store. They are the second of two rounds of as many queries, each
+  drawn from other passages: ``query_first_round`` is the first, timed just after the decade's writes and
+  settling, when the server's caches hold what distillation left in them (or nothing, on a server a resumed
+  run has just started), and the second shows the methods once queries like them have run for a while.
 
 The server is a local Neo4j with the heap and page cache a local server is provisioned with
 (``STRATA_NEO4J_HEAP``/``STRATA_NEO4J_PAGECACHE`` or their RAM-based defaults): a throwaway one, removed
@@ -41,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -101,6 +105,7 @@ class DecadeReport(BaseModel):
     client_peak_mb: float
     server_peak_mb: float
     query: dict[str, Latency]
+    query_first_round: dict[str, Latency] = Field(default_factory=dict)  # empty: a decade recorded before it
     numpy_exact: Latency
     runs: int = 1
     server_memory: list[ServerMemory] = Field(default_factory=list)
@@ -112,9 +117,9 @@ class ScaleBenchReport(BaseModel):
 
     def to_json(self) -> dict[str, object]:
         """The report as the issue gives it; a decade names methods that could not run only when some could
-        not, and its servers' memory and settling time unless a progress file from before those fields recorded
-        it."""
-        optional = ("unavailable", "server_memory", "settle_seconds")
+        not, and its servers' memory, settling time and first round unless a progress file from before those
+        fields recorded it."""
+        optional = ("unavailable", "server_memory", "settle_seconds", "query_first_round")
         return {"decades": [d.model_dump(mode="json",
                                          exclude={name for name in optional if getattr(d, name) in (None, {}, [])})
                             for d in self.decades]}
@@ -405,6 +410,17 @@ def run_scale_bench(settings: Settings, embedder: Embedder, *, passages: int = 1
                     raise
 
 
+def _say_at(say: Callable[[str], None], size: int, message: str) -> None:
+    say(f"{size} passages, {message}")
+
+
+def _decade_queries(size: int, queries: int, *, seed: int | str | None = None) -> list[str]:
+    """``queries`` query texts from passages drawn across a store of ``size`` (one draw per seed, ``size`` by
+    default)."""
+    rng = random.Random(size if seed is None else seed)
+    return query_texts([generate_passages(1, start=rng.randrange(size))[0] for _ in range(queries)], queries)
+
+
 def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, embedder: Embedder, llm: OfflineLLM,
           settings: Settings, bench: _Bench, *, passages: int, queries: int, k: int, methods: Sequence[str],
           warmup: int, batch: int, say: Callable[[str], None]) -> ScaleBenchReport:
@@ -436,11 +452,10 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
         settle_s, quiet = await_quiet(server_pid)
         if not quiet:
             say(f"{size} passages: the server still busy after {settle_s:.0f} s; timing the queries anyway")
-        rng = random.Random(size)
-        picked = [generate_passages(1, start=rng.randrange(size))[0] for _ in range(queries)]
-        texts = query_texts(picked, queries)
-        latencies, unavailable = method_latencies(graph, embedder, llm, texts, k=k, methods=methods,
-                                                  warmup=warmup, progress=say)
+        first_texts, texts = _decade_queries(size, queries, seed=f"first:{size}"), _decade_queries(size, queries)
+        (first_round, latencies), unavailable = method_latencies(
+            graph, embedder, llm, [first_texts, texts], k=k, methods=methods, warmup=warmup,
+            progress=partial(_say_at, say, size))
         exact = exact_latency(bench.vectors.matrix(), embedder, texts, k=k, warmup=warmup)
         client_mb, server_mb = rss.take()
         report.decades.append(DecadeReport(
@@ -449,7 +464,8 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
             distill_layer_seconds=decade.layer_seconds, index_seconds=round(index_s, 4),
             settle_seconds=round(settle_s, 1),
             store_mb=_folder_mb(server.data_dir), client_peak_mb=max(client_mb, decade.client_peak_mb),
-            server_peak_mb=max(server_mb, decade.server_peak_mb), query=latencies, numpy_exact=exact,
+            server_peak_mb=max(server_mb, decade.server_peak_mb), query=latencies, query_first_round=first_round,
+            numpy_exact=exact,
             runs=decade.runs, server_memory=decade.server_memory, unavailable=unavailable))
         progress.decades.append(report.decades[-1])
         progress.current = None
