@@ -129,8 +129,8 @@ def exact_latency(matrix: np.ndarray, embedder: Embedder, queries: Sequence[str]
 def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, rounds: Sequence[Sequence[str]], *, k: int,
                      methods: Sequence[str], warmup: int, progress: Callable[[str], None]
                      ) -> tuple[list[dict[str, Latency]], dict[str, str]]:
-    """p50/p95 of each method that can run on this graph in each round of queries, and why each other one
-    cannot.
+    """p50/p95 of each method that can run on this graph in each round of queries (one round or more), and why
+    each other one cannot.
 
     ``warmup`` queries of the first round run untimed first. Within a round the methods are timed round-robin:
     each query runs every method, starting one method further along each time. Timed one after the other, the
@@ -145,7 +145,7 @@ def method_latencies(store: GraphStore, embedder: Embedder, llm: LLM, rounds: Se
         else:
             unavailable[method] = reason
     names = list(retrievers)
-    for question in (rounds[0] if rounds else [])[:warmup]:
+    for question in rounds[0][:warmup]:
         for name in names:
             retrievers[name].retrieve(question, k=k)
     results = []

@@ -414,10 +414,9 @@ def _say_at(say: Callable[[str], None], size: int, message: str) -> None:
     say(f"{size} passages, {message}")
 
 
-def _decade_queries(size: int, queries: int, *, seed: int | str | None = None) -> list[str]:
-    """``queries`` query texts from passages drawn across a store of ``size`` (one draw per seed, ``size`` by
-    default)."""
-    rng = random.Random(size if seed is None else seed)
+def _decade_queries(size: int, queries: int, seed: int | str) -> list[str]:
+    """``queries`` query texts from passages drawn across a store of ``size`` (the same draw for the same seed)."""
+    rng = random.Random(seed)
     return query_texts([generate_passages(1, start=rng.randrange(size))[0] for _ in range(queries)], queries)
 
 
@@ -452,7 +451,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
         settle_s, quiet = await_quiet(server_pid)
         if not quiet:
             say(f"{size} passages: the server still busy after {settle_s:.0f} s; timing the queries anyway")
-        first_texts, texts = _decade_queries(size, queries, seed=f"first:{size}"), _decade_queries(size, queries)
+        first_texts, texts = _decade_queries(size, queries, f"first:{size}"), _decade_queries(size, queries, size)
         (first_round, latencies), unavailable = method_latencies(
             graph, embedder, llm, [first_texts, texts], k=k, methods=methods, warmup=warmup,
             progress=partial(_say_at, say, size))
