@@ -68,8 +68,11 @@ def _models(settings: Settings) -> tuple[Embedder, LLM]:
 @eval_app.command("retrieval")
 def eval_retrieval(
     ctx: typer.Context,
-    dataset: Path = typer.Option(..., "--dataset", exists=True, dir_okay=False,
+    dataset: Path = typer.Option(None, "--dataset", exists=True, dir_okay=False,
                                  help="Questions: HotpotQA/2Wiki JSON or MuSiQue JSON/JSONL."),
+    suite: Path = typer.Option(None, "--suite", exists=True, file_okay=False,
+                               help="Run every set of a suite folder (its suite.json; scripts/make_suite.py) and "
+                                    "print one table of methods x sets, instead of --dataset."),
     corpus: Path = typer.Option(None, "--corpus", exists=True, dir_okay=False,
                                 help="Passage corpus (default: the union of the questions' paragraphs)."),
     ks: str = typer.Option("2,5,10", "--k", help="Cut-offs for recall, comma-separated."),
@@ -79,7 +82,8 @@ def eval_retrieval(
     out: Path = typer.Option(None, "--json", help="Write the JSON report here ('-' or omitted: stdout)."),
     per_question: Path = typer.Option(None, "--per-question", dir_okay=False,
                                       help="Also write each question's gold passages and every method's top "
-                                           "passages and gold ranks here, as JSON Lines."),
+                                           "passages and gold ranks here, as JSON Lines (with --suite: a "
+                                           "folder, one SET.jsonl a set)."),
 ) -> None:
     """Passage recall@k, supporting-sentence P/R/F1 and ms/query for every retrieval method and baseline,
     in a throwaway Neo4j (never your knowledge base)."""
@@ -89,8 +93,15 @@ def eval_retrieval(
     unknown = [m for m in chosen if m not in (*BASELINES, *METHODS)]
     if unknown:
         raise typer.BadParameter(f"unknown methods {unknown}; choose from {', '.join((*BASELINES, *METHODS))}")
+    if (dataset is None) == (suite is None):
+        raise typer.BadParameter("give --dataset or --suite (one of them)")
     settings = settings_of(ctx)
     embedder, llm = _models(settings)
+    if suite is not None:
+        if corpus is not None:
+            raise typer.BadParameter("--corpus is the suite's, per set (suite.json)", param_hint="--corpus")
+        _eval_suite(suite, _ks(ks), chosen, limit, kb, settings, embedder, llm, out, per_question)
+        return
     config = RetrievalEvalConfig(dataset=dataset, corpus=corpus, ks=_ks(ks), methods=chosen, limit=limit, kb=kb)
     report = run_retrieval_eval(config, settings, embedder, llm,
                                 progress=lambda msg: console.print(msg, highlight=False))
@@ -114,6 +125,55 @@ def eval_retrieval(
         for name, types in report.by_type.items():
             by_type.add_row(name, *[cell(types.get(kind, {}).get(f"recall@{cut}")) for kind in report.types])
         console.print(by_type)
+
+
+def _eval_suite(folder: Path, ks: list[int], methods: list[str], limit: int | None, kb: str | None,
+                settings: Settings, embedder: Embedder, llm: LLM, out: Path | None,
+                per_question: Path | None) -> None:
+    from kg.app.evaluation.retrieval import RetrievalReport
+    from kg.app.evaluation.suite import Suite, SuiteSet, run_suite
+
+    def keep_questions(entry: SuiteSet, report: RetrievalReport) -> None:
+        if per_question is not None:
+            per_question.mkdir(parents=True, exist_ok=True)
+            (per_question / f"{entry.name}.jsonl").write_text(report.question_lines(), "utf-8")
+
+    report = run_suite(Suite.read(folder), ks=ks, methods=methods, limit=limit, kb=kb, settings=settings,
+                       embedder=embedder, llm=llm, progress=lambda msg: console.print(msg, highlight=False),
+                       per_set=keep_questions)
+    _write(report.model_dump(mode="json"), out)
+    cut = 5 if 5 in ks else ks[0]
+    table = Table("method", *[f"{s.name}{' (tune)' if s.role == 'tune' else ''}" for s in report.sets],
+                  title=f"strata eval retrieval --suite: R@{'/'.join(map(str, ks))}; x bm25, x dense at @{cut}")
+    for method in methods:
+        cells = []
+        for result in report.sets:
+            scores = result.report["results"].get(method)
+            if scores is None:
+                cells.append(result.report.get("unavailable", {}).get(method, "")[:30])
+                continue
+            recall = "/".join("" if scores[f"recall@{k}"] is None else f"{scores[f'recall@{k}']:.3f}" for k in ks)
+            ratio = result.ratios[method]
+
+            def times(value: float | None) -> str:
+                return "-" if value is None else f"{value:.2f}x"
+
+            cells.append(f"{recall}  {times(ratio[f'bm25@{cut}'])} {times(ratio[f'dense@{cut}'])}")
+        table.add_row(method, *cells)
+    console.print(table)
+    for result in report.sets:
+        groups = [(f"{n} hops", n, result.by_hops) for n in result.hops]
+        types = result.report["types"]
+        if len(types) > 1:
+            groups += [(kind, kind, result.report["by_type"]) for kind in types]
+        if len(groups) < 2:
+            continue
+        detail = Table("method", *[f"{label} ({result.hops.get(key, types.get(key))})" for label, key, _ in groups],
+                       title=f"{result.name}: recall@{cut} per hop count and question type")
+        for method in methods:
+            row = [src.get(method, {}).get(key, {}).get(f"recall@{cut}") for _, key, src in groups]
+            detail.add_row(method, *["" if v is None else f"{v:.3f}" for v in row])
+        console.print(detail)
 
 
 @bench_app.command("query")
