@@ -115,8 +115,7 @@ def make_retriever(name: str, store: GraphStore, embedder: Embedder, *, llm: LLM
     if isinstance(s, HRSettings):
         return HierarchicalRetriever(store, embedder, chunk_k=s.chunk_k, chunk_threshold=s.chunk_threshold,
                                      atom_k=s.atom_k, atom_threshold=s.atom_threshold)
-    return StrataRetriever(store, embedder, seeds=s.seeds, follow=s.follow, candidates=s.candidates, weights=s.weights,
-                           rrf_k=s.rrf_k, fusion=s.fusion, path_weights=s.path_weights, common_terms=s.common_terms)
+    return StrataRetriever(store, embedder, **dict(s))  # dict(): the fields as they are, not dumped
 
 
 def method_settings(name: str, settings: RetrieverSettings | None = None, **overrides: object) -> RetrieverSettings:

@@ -169,7 +169,9 @@ class StrataSettings(_Settings):
     signal: ``hybrid``, ``question_title``, ``named_by``, ``bridge``, ``entity`` and ``ppr`` (the ``ppr``
     method's ranking); a signal of weight 0 is not run (by default ``bridge``, ``entity`` and ``ppr``:
     docs/retrieval.md has the numbers). Each seed, and each of the first ``seeds`` other passages the question
-    names, is followed by its ``follow`` nearest bridge links.
+    names, is followed by its ``follow`` nearest bridge links. ``rounds`` rounds in all (1: one): each later
+    round probes the ``bridges`` bridge names of each of the last round's ``round_seeds`` best hits
+    (:mod:`kg.retrieval.rounds`), its hits fused as the ``rounds`` signal.
     ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`);
     ``common_terms`` as ``fulltext``'s."""
 
@@ -181,6 +183,9 @@ class StrataSettings(_Settings):
     fusion: Fusion = "zscore"
     path_weights: Mapping[str, float] | None = None
     common_terms: CommonTermRule | None = CommonTermRule()
+    rounds: int = Field(default=2, ge=1, le=4)
+    round_seeds: int = Field(default=3, ge=1)
+    bridges: int = Field(default=2, ge=1)
 
 
 RetrieverSettings = (ChunkSettings | AtomSettings | FulltextSettings | HybridSettings | MultigrainSettings

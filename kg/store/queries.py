@@ -298,6 +298,14 @@ class TitleLinkRow(PathChunkRow):
     n: int
 
 
+class NextRoundRow(ScoredChunkRow):
+    """A chunk a later retrieval round's probe ``n`` found: its BM25 ``score`` and raw cosine ``sim`` to the
+    question (null for a chunk without an embedding)."""
+
+    n: int
+    sim: float | None
+
+
 class HybridRow(SourcedChunkRow):
     links: list[PathChunkRow] | None
     question_links: list[PathChunkRow] | None  # on the first row only, when asked for
@@ -357,6 +365,7 @@ ATOM_CANDIDATES = Query("retrieval/atom_candidates", AtomCandidateRow)
 FULLTEXT = Query("retrieval/fulltext", PathChunkRow)
 ENTITY_LINKS = Query("retrieval/entity_links", PathChunkRow)
 TITLE_LINKS = Query("retrieval/title_links", TitleLinkRow)
+NEXT_ROUND = Query("retrieval/next_round", NextRoundRow)
 CHUNKS_BY_ID = Query("retrieval/chunks_by_id", ScoredChunkRow)
 HYBRID = Query("retrieval/hybrid", HybridRow)
 MULTIGRAIN = Query("retrieval/multigrain", SourcedChunkRow)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from itertools import zip_longest
 
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
@@ -39,6 +40,7 @@ from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.links import named_links, title_links
 from kg.retrieval.methods.hybrid import LinkedHit, default_weights, hybrid_hits_with_links
 from kg.retrieval.methods.ppr import PPRRetriever
+from kg.retrieval.rounds import next_round
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
 from kg.store.queries import ENTITY_LINKS
@@ -48,7 +50,7 @@ __all__ = ["LINK_WEIGHTS", "StrataRetriever"]
 # Set on the HotpotQA sample (docs/retrieval.md): entity links and ppr cost recall there, so they do not run;
 # bridge links are placed after their seeds (follow), not fused as a list.
 LINK_WEIGHTS: Mapping[str, float] = {"hybrid": 1.0, "question_title": 1.0, "bridge": 0.0, "named_by": 0.25,
-                                     "entity": 0.0, "ppr": 0.0}
+                                     "entity": 0.0, "ppr": 0.0, "rounds": 0.5}
 
 
 class StrataRetriever(Retriever):
@@ -65,8 +67,10 @@ class StrataRetriever(Retriever):
     def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, follow: int = 2,
                  candidates: int = 15, weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
                  fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None,
-                 common_terms: CommonTermRule | None = CommonTermRule()) -> None:
+                 common_terms: CommonTermRule | None = CommonTermRule(), rounds: int = 2, round_seeds: int = 3,
+                 bridges: int = 2) -> None:
         self.store, self.embedder = store, embedder
+        self.rounds, self.round_seeds, self.bridges = rounds, round_seeds, bridges
         self.common_terms = shared_common_terms(store, common_terms)
         self.seeds, self.follow, self.candidates, self.rrf_k, self.fusion = seeds, follow, candidates, rrf_k, fusion
         self.weights = {**LINK_WEIGHTS, **weights}
@@ -120,7 +124,24 @@ class StrataRetriever(Retriever):
         for signal, future in side.items():
             lists[signal] = future.result()
         followers = {seed.chunk_id: links[:self.follow] for seed, links in zip(seed_hits, bridge, strict=True)}
+        if self.rounds > 1 and self.weights["rounds"] > 0:
+            first = fuse_hits(lists, k=self.round_seeds, rrf_k=self.rrf_k, weights=self.weights, followers=followers)
+            lists["rounds"] = self._later_rounds(question, first, vector, where)
         return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights, followers=followers)
+
+    def _later_rounds(self, question: str, seeds: list[Hit], vector: list[float],
+                      where: RetrievalFilter | None) -> list[Hit]:
+        """Rounds 2 to ``rounds`` (:mod:`kg.retrieval.rounds`), each seeded by the best hit of each of the last
+        round's probes; their hits as one list, each probe's best first, probes in turn."""
+        found: list[Hit] = []
+        for number in range(2, self.rounds + 1):
+            probes = next_round(self.store, question, seeds, vector, number=number, bridges=self.bridges,
+                                common=self.common_terms.terms(), where=where)
+            found += [h for rank in zip_longest(*probes) for h in rank if h is not None]
+            seeds = [hits[0] for hits in probes if hits][:self.round_seeds]
+            if not seeds:
+                break
+        return found
 
     @staticmethod
     def _bridge(seeds: list[Hit], links: list[list[Hit]]) -> list[list[Hit]]:

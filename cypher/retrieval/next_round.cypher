@@ -1,0 +1,24 @@
+// A later round of multi-round retrieval (kg.retrieval.rounds), every probe of the round in one round trip.
+// Each probe is {query, own}: a Lucene query that requires one bridge name (a name an earlier round's passage
+// holds and the question does not) and ranks by the question's terms besides, and the document of the passage
+// that suggested it, which the probe does not return. Each probe gives the best $candidates chunks passing the
+// filters, with their BM25 score and their raw cosine to the question's $vector, tagged with the probe's
+// position n; kg.retrieval.rounds combines the two.
+UNWIND range(0, size($probes) - 1) AS n
+CALL (n) {
+  CALL db.index.fulltext.queryNodes('chunk_text', $probes[n].query, {limit: $candidates}) YIELD node AS c, score
+  WHERE c.document_id <> $probes[n].own
+  RETURN c, score
+}
+WITH n, c, score
+WHERE ($document_ids IS NULL OR c.document_id IN $document_ids)
+  AND NOT c.id IN $exclude_ids
+  AND (($formats IS NULL AND $metadata IS NULL) OR EXISTS {
+        MATCH (d:Document {id: c.document_id})
+        WHERE ($formats IS NULL OR d.format IN $formats)
+          AND ($metadata IS NULL OR all(m IN $metadata WHERE m IN d.metadata)) })
+OPTIONAL MATCH (d:Document {id: c.document_id})
+RETURN n, c.id AS chunk_id, c.text AS text, c.document_id AS document_id, c.title AS title, d.source AS source,
+       c.page AS page, c.char_start AS char_start, c.char_end AS char_end,
+       coalesce(c.sentences, []) AS sentences, score, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS sim
+ORDER BY n, score DESC

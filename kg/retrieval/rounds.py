@@ -1,0 +1,127 @@
+"""Multi-round retrieval without an LLM: a later round seeded by the bridge names an earlier round found.
+
+A composed question ("Which country is the director of the 1950 MGM musical film from?") describes its first
+hop and never names the bridge (the director) its answer hangs on, so no single query can rank the second
+hop's passage: it shares no word with the question but the relation ("country", "from"). The first round's
+passages do name the bridge. IRCoT (Trivedi et al., 2023) and HippoRAG's multi-step retrieval append what
+the last round read (a generated thought, or the passage) to the next round's query; here the next round's
+queries are built from the passage itself, without a model:
+
+1. :func:`bridge_names`: from each seed (the earlier round's best passages), the names in its sentences that
+   share the most words with the question (the sentence that answers the hop it matched: "... directed by
+   Norman Taurog"), that the question does not already name, first the sentences' own order;
+2. one probe per (seed, bridge): a Lucene query that requires the bridge as a phrase and ranks by the
+   question's other terms, over every passage but the seed's own document (``retrieval/next_round.cypher``,
+   every probe of a round in one round trip);
+3. each probe's passages are ranked by their BM25 score and their cosine to the question (:func:`probe_hits`),
+   each hit explained by its round and bridge (``round2 0.83 via 'Norman Taurog'``).
+
+A round's best hits seed the next one, up to ``rounds`` rounds in all (one round trip each).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass
+
+from kg.retrieval.base import Hit, HitSource, RetrievalFilter
+from kg.retrieval.common import filter_params, hit_from_row
+from kg.shared.text import title_core
+from kg.store.base import GraphStore
+from kg.store.lucene import STOPWORDS, lucene_query
+from kg.store.queries import NEXT_ROUND, NextRoundRow
+
+__all__ = ["Bridge", "bridge_names", "next_round", "probe_hits"]
+
+# A name: capitalised words, joined by the lower-case particles names hold ("Bank of England", "Leonardo da
+# Vinci"), not by "and" (which joins two names far more often than it is part of one); a hyphen, an apostrophe
+# or a full stop may sit inside a word ("Jean-Luc", "O'Brien", "J.R.R.").
+_NAME = re.compile(r"[A-Z][\w'\u2019.\-]*(?:\s+(?:(?:of|the|de|da|di|del|der|du|van|von|la|le|y)\s+)*"
+                   r"[A-Z][\w'\u2019.\-]*)*")
+_WORD = re.compile(r"\w+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"\u201c(])")
+# Capitalised words that are no name: sentence openers, months and days (a date is not an entity to follow).
+_NOT_NAMES = STOPWORDS | frozenset(
+    """january february march april may june july august september october november december monday tuesday
+    wednesday thursday friday saturday sunday after before during since while although however later""".split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+@dataclass(frozen=True)
+class Bridge:
+    """A name ``seed`` holds that the question does not: what a later round looks for, in round ``number``."""
+
+    name: str
+    seed: Hit
+    number: int
+
+
+def _sentences(text: str) -> list[str]:
+    """``text`` cut after each full stop, question or exclamation mark that a capital, digit or quote follows,
+    except after an initial ("J. Carrol Naish")."""
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def _trimmed(name: str) -> str:
+    """The name without the capitalised words that open a sentence or date it ("In March", "The")."""
+    words = name.rstrip(".'\u2019-").split()
+    while words and words[0].lower().strip(".") in _NOT_NAMES:
+        words.pop(0)
+    return " ".join(words)
+
+
+def bridge_names(question: str, seed: Hit, *, limit: int = 2, sentences: int = 2) -> list[str]:
+    """Up to ``limit`` names of ``seed``'s ``sentences`` sentences sharing most words with ``question`` (ties: the
+    earlier sentence), in their order there, that the question does not name: every word of a name in the
+    question, or a name within the seed's own title, is not a bridge."""
+    asked = {w.lower() for w in _WORD.findall(question)}
+    own = title_core(seed.title).lower()
+    ranked = sorted(enumerate(_sentences(seed.text)),
+                    key=lambda p: (-len(asked & {w.lower() for w in _WORD.findall(p[1])} - STOPWORDS), p[0]))
+    names: list[str] = []
+    for _, sentence in ranked[:sentences]:
+        for match in _NAME.finditer(sentence):
+            name = _trimmed(match.group(0))
+            content = [w.lower() for w in _WORD.findall(name)]
+            if len(name) < 3 or all(w in asked for w in content) or name.lower() in own or name in names:
+                continue
+            names.append(name)
+            if len(names) >= limit:
+                return names
+    return names
+
+
+def _probe_query(question: str, bridge: str, common: Collection[str]) -> str:
+    """Lucene: the bridge as a required phrase, the question's terms (not led by the ``common`` ones) to rank."""
+    phrase = " ".join(w.lower() for w in _WORD.findall(bridge))
+    asked = " ".join(t for t in lucene_query(question).split() if t not in common)
+    return f'+"{phrase}" {asked}'.strip()
+
+
+def probe_hits(rows: Sequence[NextRoundRow], bridge: Bridge) -> list[Hit]:
+    """One probe's rows as hits, best first: BM25 relative to the probe's best plus cosine to the question
+    (the bridge's own passage names it most and reads most like what the question asks)."""
+    if not rows:
+        return []
+    top = max(r["score"] or 0.0 for r in rows) or 1.0
+    scored = sorted((((r["score"] or 0.0) / top + (r["sim"] or 0.0), r) for r in rows), key=lambda p: -p[0])
+    return [hit_from_row(r, [HitSource(path=f"round{bridge.number}", score=s, via=bridge.name,
+                                       via_id=bridge.seed.chunk_id)]).model_copy(update={"score": s})
+            for s, r in scored]
+
+
+def next_round(store: GraphStore, question: str, seeds: Sequence[Hit], vector: list[float], *, number: int,
+               bridges: int = 2, candidates: int = 10, common: Collection[str] = (),
+               where: RetrievalFilter | None = None) -> list[list[Hit]]:
+    """Round ``number``: each probe's hits (:func:`probe_hits`), probes in seed order, then bridge order; one
+    round trip, none when no seed names a bridge."""
+    found = [Bridge(name, seed, number) for seed in seeds for name in bridge_names(question, seed, limit=bridges)]
+    if not found:
+        return []
+    probes = [{"query": _probe_query(question, b.name, common), "own": b.seed.document_id} for b in found]
+    rows = store.read(NEXT_ROUND, probes=probes, vector=vector, candidates=candidates, **filter_params(where))
+    by_probe: list[list[NextRoundRow]] = [[] for _ in found]
+    for row in rows:
+        by_probe[row["n"]].append(row)
+    return [probe_hits(r, b) for r, b in zip(by_probe, found, strict=True)]

@@ -1,0 +1,75 @@
+"""Multi-round retrieval: bridge names from a seed's best sentences, and a second round on the real Neo4j that
+finds what the first round and the title links cannot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kg.retrieval import Hit, make_retriever
+from kg.retrieval.common import query_vector
+from kg.retrieval.rounds import bridge_names, next_round
+from kg.store.base import GraphStore
+from tests.retrieval.conftest import EMBEDDER, load_passages
+
+FILM = ("The Toast of New Orleans is a 1950 MGM musical film directed by Norman Taurog and choreographed by "
+        "Eugene Loring. It stars Mario Lanza, Kathryn Grayson and David Niven.")
+
+
+def _hit(text: str, title: str = "The Toast of New Orleans") -> Hit:
+    return Hit(chunk_id="c", document_id="d", title=title, char_start=0, char_end=len(text), text=text, score=1.0)
+
+
+def test_bridge_names_come_from_the_sentence_the_question_matches_first() -> None:
+    question = "Which country is the person who directed the 1950 MGM musical film from?"
+    assert bridge_names(question, _hit(FILM)) == ["Norman Taurog", "Eugene Loring"]
+    # The cast's sentence shares no word with the question: its names come after the first sentence's.
+    assert bridge_names(question, _hit(FILM), limit=4) == ["Norman Taurog", "Eugene Loring", "Mario Lanza",
+                                                          "Kathryn Grayson"]
+    assert bridge_names(question, _hit(FILM), sentences=1, limit=4) == ["Norman Taurog", "Eugene Loring"]
+
+
+def test_names_the_question_or_the_seed_already_hold_are_no_bridges() -> None:
+    text = "In March 1950 The Toast of New Orleans opened. Norman Taurog directed it for MGM."
+    assert bridge_names("Who directed The Toast of New Orleans for MGM?", _hit(text)) == ["Norman Taurog"]
+    assert bridge_names("Where was MGM's Norman Taurog born?", _hit(text), limit=5) == []
+    assert bridge_names("anything", _hit("no capitalised word at all here.")) == []
+    # A sentence ends before a capital, except after an initial; a name never spans two sentences.
+    text = "Newburgh is in Orange County. It stars J. Carrol Naish."
+    assert bridge_names("Which Newburgh?", _hit(text, title="Newburgh"), limit=3) == ["Orange County",
+                                                                                     "J. Carrol Naish"]
+
+
+PASSAGES = {
+    "Arthur's Magazine": "Arthur's Magazine was an American literary periodical published in Philadelphia. "
+                         "It was edited by Timothy Shay Arthur.",
+    # Titled so that no title link reaches it: only its text names the editor.
+    "Biography 17": "A popular writer of temperance novels, Timothy Shay Arthur was born in Newburgh, New York.",
+    "Newburgh": "Newburgh is a city in Orange County. It lies on the Hudson River.",
+    "Philadelphia": "Philadelphia is the largest city in Pennsylvania.",
+    "Temperance": "The temperance movement opposed the drinking of alcohol; novels carried its message.",
+}
+QUESTION = "Where was the editor of the American literary periodical published in Philadelphia born?"
+
+
+def test_a_second_round_follows_the_bridge_the_first_round_read(store: GraphStore, tmp_path: Path) -> None:
+    corpus = load_passages(store, tmp_path, PASSAGES)
+    one_round = make_retriever("strata", store, EMBEDDER, rounds=1).retrieve(QUESTION, k=5)
+    assert not any(s.path.startswith("round") for h in one_round for s in h.sources)
+    hits = make_retriever("strata", store, EMBEDDER, rounds=2).retrieve(QUESTION, k=5)
+    magazine = next(h for h in hits if h.title == "Arthur's Magazine")
+    biography = next(h for h in hits if h.title == "Biography 17")
+    found = [s for s in biography.sources if s.path == "round2"]
+    assert [(s.via, s.via_id) for s in found] == [("Timothy Shay Arthur", corpus.chunks["Arthur's Magazine"])]
+    assert "round2" in biography.explain() and "'Timothy Shay Arthur'" in biography.explain()
+    # The probe requires the bridge: a passage without it is not a second-round hit, nor is the seed itself.
+    [probe] = next_round(store, QUESTION, [magazine], query_vector(EMBEDDER, QUESTION), number=2,
+                         bridges=1)
+    assert [h.title for h in probe] == ["Biography 17"]
+
+
+def test_no_bridge_means_no_second_round_trip(store: GraphStore, tmp_path: Path) -> None:
+    load_passages(store, tmp_path, PASSAGES)
+    hits = make_retriever("strata", store, EMBEDDER, rounds=1).retrieve("Newburgh city Orange County", k=5)
+    seed = next(h for h in hits if h.title == "Newburgh")
+    assert next_round(store, "Which Newburgh lies in Orange County on the Hudson River?", [seed],
+                      query_vector(EMBEDDER, "Newburgh"), number=2) == []
