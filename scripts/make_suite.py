@@ -187,10 +187,12 @@ def main() -> None:
                                        .read_text("utf-8"))]
     (out / "case_study_corpus.json").write_text(json.dumps(case_corpus, ensure_ascii=False), "utf-8")
     dataset, corpus = untitled(hotpotqa, out)
+    # The tuning set is the untitled one: on the titled set `strata` stood at recall@5 0.975 before any tuning,
+    # which leaves a change nothing to show there; without titles its links have the least help.
     sets = [
         {"name": "hotpotqa", "dataset": "hotpotqa_train.json", "corpus": "hotpotqa_train_corpus.json",
-         "role": "tune", "construction": "HotpotQA's crowd-written questions over titled passages"},
-        {"name": "hotpotqa_untitled", "dataset": dataset, "corpus": corpus, "role": "report",
+         "role": "report", "construction": "HotpotQA's crowd-written questions over titled passages"},
+        {"name": "hotpotqa_untitled", "dataset": dataset, "corpus": corpus, "role": "tune",
          "construction": "the same questions, every title an opaque id"},
         {"name": "wiki_named", "dataset": "wiki_named.json", "corpus": "wiki_corpus.json", "role": "report",
          "construction": "2Wiki's templates; the first entity is named"},

@@ -13,16 +13,21 @@ queries are built from the passage itself, without a model:
 2. one probe per (seed, bridge): a Lucene query that requires the bridge as a phrase and ranks by the
    question's other terms, over every passage but the seed's own document (``retrieval/next_round.cypher``,
    every probe of a round in one round trip);
-3. each probe's passages are ranked by their BM25 score and their cosine to the question (:func:`probe_hits`),
-   each hit explained by its round and bridge (``round2 0.83 via 'Norman Taurog'``).
+3. each probe's passages are ranked by their BM25 score and their cosine to the question, and those *about* the
+   bridge (titled by it, or opening with it) above the rest (:func:`probe_hits`); a name that more than
+   ``specific`` passages hold is a common word, not a bridge, and its probe is dropped;
+4. :func:`chained`: each seed's best hit about a bridge is placed right after the seed (a chain: the next hop
+   goes with the passage that led to it), never before round one's first ``after`` results, explained by its
+   round and bridge (``round2 3.83 via 'Norman Taurog'``).
 
-A round's best hits seed the next one, up to ``rounds`` rounds in all (one round trip each).
+A round's best hits seed the next one, up to ``rounds`` rounds in all (one round trip each). Fusing a later
+round's hits as one more ranked list instead cost recall on the tuning set (docs/retrieval.md).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter
@@ -32,7 +37,11 @@ from kg.store.base import GraphStore
 from kg.store.lucene import STOPWORDS, lucene_query
 from kg.store.queries import NEXT_ROUND, NextRoundRow
 
-__all__ = ["Bridge", "bridge_names", "next_round", "probe_hits"]
+__all__ = ["ABOUT", "Bridge", "bridge_names", "chained", "next_round", "probe_hits"]
+
+# What a probe's hit scores for being about the bridge (:func:`probe_hits`): more than any other hit can score
+# (at most 2), so a score of ABOUT or more says the hit is about its bridge.
+ABOUT = 3.0
 
 # A name: capitalised words, joined by the lower-case particles names hold ("Bank of England", "Leonardo da
 # Vinci"), not by "and" (which joins two names far more often than it is part of one); a hyphen, an apostrophe
@@ -73,8 +82,9 @@ def _trimmed(name: str) -> str:
 
 def bridge_names(question: str, seed: Hit, *, limit: int = 2, sentences: int = 2) -> list[str]:
     """Up to ``limit`` names of ``seed``'s ``sentences`` sentences sharing most words with ``question`` (ties: the
-    earlier sentence), in their order there, that the question does not name: every word of a name in the
-    question, or a name within the seed's own title, is not a bridge."""
+    earlier sentence), in their order there, that the question does not name: a name more than half of whose
+    words the question holds (a variant of a name it asks about), or a name within the seed's own title, is
+    not a bridge."""
     asked = {w.lower() for w in _WORD.findall(question)}
     own = title_core(seed.title).lower()
     ranked = sorted(enumerate(_sentences(seed.text)),
@@ -84,7 +94,8 @@ def bridge_names(question: str, seed: Hit, *, limit: int = 2, sentences: int = 2
         for match in _NAME.finditer(sentence):
             name = _trimmed(match.group(0))
             content = [w.lower() for w in _WORD.findall(name)]
-            if len(name) < 3 or all(w in asked for w in content) or name.lower() in own or name in names:
+            if (len(name) < 3 or 2 * sum(w in asked for w in content) > len(content) or name.lower() in own
+                    or name in names):
                 continue
             names.append(name)
             if len(names) >= limit:
@@ -99,29 +110,58 @@ def _probe_query(question: str, bridge: str, common: Collection[str]) -> str:
     return f'+"{phrase}" {asked}'.strip()
 
 
-def probe_hits(rows: Sequence[NextRoundRow], bridge: Bridge) -> list[Hit]:
-    """One probe's rows as hits, best first: BM25 relative to the probe's best plus cosine to the question
-    (the bridge's own passage names it most and reads most like what the question asks)."""
-    if not rows:
+def probe_hits(rows: Sequence[NextRoundRow], bridge: Bridge, *, specific: int) -> list[Hit]:
+    """One probe's rows as hits, best first: BM25 relative to the probe's best, plus cosine to the question
+    (at least 0), plus :data:`ABOUT` for a passage about the bridge (the next hop's passage is the bridge's own).
+    None when the name matched ``specific`` passages or more: a common word, not a bridge."""
+    if not rows or rows[0]["matched"] >= specific:
         return []
     top = max(r["score"] or 0.0 for r in rows) or 1.0
-    scored = sorted((((r["score"] or 0.0) / top + (r["sim"] or 0.0), r) for r in rows), key=lambda p: -p[0])
+    scored = sorted((((r["score"] or 0.0) / top + max(r["sim"] or 0.0, 0.0) + ABOUT * r["about"], r) for r in rows),
+                    key=lambda p: -p[0])
     return [hit_from_row(r, [HitSource(path=f"round{bridge.number}", score=s, via=bridge.name,
                                        via_id=bridge.seed.chunk_id)]).model_copy(update={"score": s})
             for s, r in scored]
 
 
 def next_round(store: GraphStore, question: str, seeds: Sequence[Hit], vector: list[float], *, number: int,
-               bridges: int = 2, candidates: int = 10, common: Collection[str] = (),
+               bridges: int = 2, candidates: int = 10, specific: int = 50, common: Collection[str] = (),
                where: RetrievalFilter | None = None) -> list[list[Hit]]:
     """Round ``number``: each probe's hits (:func:`probe_hits`), probes in seed order, then bridge order; one
     round trip, none when no seed names a bridge."""
     found = [Bridge(name, seed, number) for seed in seeds for name in bridge_names(question, seed, limit=bridges)]
     if not found:
         return []
-    probes = [{"query": _probe_query(question, b.name, common), "own": b.seed.document_id} for b in found]
-    rows = store.read(NEXT_ROUND, probes=probes, vector=vector, candidates=candidates, **filter_params(where))
+    probes = [{"query": _probe_query(question, b.name, common), "name": b.name, "own": b.seed.document_id}
+              for b in found]
+    rows = store.read(NEXT_ROUND, probes=probes, vector=vector, candidates=candidates, specific=specific,
+                      **filter_params(where))
     by_probe: list[list[NextRoundRow]] = [[] for _ in found]
     for row in rows:
         by_probe[row["n"]].append(row)
-    return [probe_hits(r, b) for r, b in zip(by_probe, found, strict=True)]
+    return [probe_hits(r, b, specific=specific) for r, b in zip(by_probe, found, strict=True)]
+
+
+def chained(ranking: Sequence[Hit], about: Mapping[str, Sequence[Hit]], *, after: int, per_seed: int,
+            k: int) -> list[Hit]:
+    """``ranking`` with the first ``per_seed`` hits ``about`` each of its hits' bridges (by the seed's chunk id)
+    placed right after their seed, but not before its first ``after`` hits (round one's best pair usually holds
+    both hops of a question that names them, and a chain's guess should not push either out), each once, with
+    the score of the hit before it; the first ``k``."""
+    chains = {seed: [h for h in hits[:per_seed]] for seed, hits in about.items()}
+    out: list[Hit] = []
+    placed: set[str] = set()
+    due: list[Hit] = []
+    for position, hit in enumerate(ranking):
+        if hit.chunk_id not in placed:
+            out.append(hit)
+            placed.add(hit.chunk_id)
+        due += chains.get(hit.chunk_id, [])
+        if position + 1 < after:
+            continue
+        for chain in due:
+            if chain.chunk_id not in placed:
+                out.append(chain.model_copy(update={"score": out[-1].score}))
+                placed.add(chain.chunk_id)
+        due = []
+    return out[:k]

@@ -171,7 +171,8 @@ class StrataSettings(_Settings):
     docs/retrieval.md has the numbers). Each seed, and each of the first ``seeds`` other passages the question
     names, is followed by its ``follow`` nearest bridge links. ``rounds`` rounds in all (1: one): each later
     round probes the ``bridges`` bridge names of each of the last round's ``round_seeds`` best hits
-    (:mod:`kg.retrieval.rounds`), its hits fused as the ``rounds`` signal.
+    (:mod:`kg.retrieval.rounds`), and each seed's first ``round_follow`` hits about a bridge are placed after
+    it, not before the ``round_after``-th result.
     ``path_weights`` ``None``: the embedder's defaults (:func:`~kg.retrieval.methods.hybrid.default_weights`);
     ``common_terms`` as ``fulltext``'s."""
 
@@ -186,6 +187,8 @@ class StrataSettings(_Settings):
     rounds: int = Field(default=2, ge=1, le=4)
     round_seeds: int = Field(default=3, ge=1)
     bridges: int = Field(default=2, ge=1)
+    round_follow: int = Field(default=1, ge=0)
+    round_after: int = Field(default=2, ge=0)
 
 
 RetrieverSettings = (ChunkSettings | AtomSettings | FulltextSettings | HybridSettings | MultigrainSettings

@@ -300,10 +300,13 @@ class TitleLinkRow(PathChunkRow):
 
 class NextRoundRow(ScoredChunkRow):
     """A chunk a later retrieval round's probe ``n`` found: its BM25 ``score`` and raw cosine ``sim`` to the
-    question (null for a chunk without an embedding)."""
+    question (null for a chunk without an embedding), how many passages the probe's index search ``matched``, and
+    whether the passage is ``about`` the probe's name."""
 
     n: int
     sim: float | None
+    matched: int
+    about: bool
 
 
 class HybridRow(SourcedChunkRow):

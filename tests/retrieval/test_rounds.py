@@ -42,29 +42,41 @@ def test_names_the_question_or_the_seed_already_hold_are_no_bridges() -> None:
 PASSAGES = {
     "Arthur's Magazine": "Arthur's Magazine was an American literary periodical published in Philadelphia. "
                          "It was edited by Timothy Shay Arthur.",
-    # Titled so that no title link reaches it: only its text names the editor.
-    "Biography 17": "A popular writer of temperance novels, Timothy Shay Arthur was born in Newburgh, New York.",
+    "Biography 17": "Timothy Shay Arthur, a writer of temperance novels, was born in Newburgh, New York.",
     "Newburgh": "Newburgh is a city in Orange County. It lies on the Hudson River.",
     "Philadelphia": "Philadelphia is the largest city in Pennsylvania.",
     "Temperance": "The temperance movement opposed the drinking of alcohol; novels carried its message.",
+    # Distractors that share the question's words, as the second hop does not.
+    "Edgar Allan Poe": "Edgar Allan Poe was an American writer born in Boston, published in Philadelphia.",
+    "Abraham Lincoln": "Abraham Lincoln was an American president born in Kentucky.",
 }
 QUESTION = "Where was the editor of the American literary periodical published in Philadelphia born?"
+# Title links off (follow=0, no named_by): what the second round finds, it finds by itself.
+NO_LINKS = {"follow": 0, "weights": {"named_by": 0.0}}
 
 
 def test_a_second_round_follows_the_bridge_the_first_round_read(store: GraphStore, tmp_path: Path) -> None:
     corpus = load_passages(store, tmp_path, PASSAGES)
-    one_round = make_retriever("strata", store, EMBEDDER, rounds=1).retrieve(QUESTION, k=5)
+    one_round = make_retriever("strata", store, EMBEDDER, rounds=1, **NO_LINKS).retrieve(QUESTION, k=3)
+    assert "Biography 17" not in [h.title for h in one_round]
     assert not any(s.path.startswith("round") for h in one_round for s in h.sources)
-    hits = make_retriever("strata", store, EMBEDDER, rounds=2).retrieve(QUESTION, k=5)
-    magazine = next(h for h in hits if h.title == "Arthur's Magazine")
-    biography = next(h for h in hits if h.title == "Biography 17")
-    found = [s for s in biography.sources if s.path == "round2"]
-    assert [(s.via, s.via_id) for s in found] == [("Timothy Shay Arthur", corpus.chunks["Arthur's Magazine"])]
-    assert "round2" in biography.explain() and "'Timothy Shay Arthur'" in biography.explain()
+    hits = make_retriever("strata", store, EMBEDDER, rounds=2, round_after=0, **NO_LINKS).retrieve(QUESTION, k=3)
+    titles = [h.title for h in hits]
+    assert titles.index("Biography 17") == titles.index("Arthur's Magazine") + 1, titles
+    biography = hits[titles.index("Biography 17")]
+    assert [(s.path, s.via, s.via_id) for s in biography.sources] == [
+        ("round2", "Timothy Shay Arthur", corpus.chunks["Arthur's Magazine"])]
+    assert biography.explain().startswith("round2 ") and "via 'Timothy Shay Arthur'" in biography.explain()
+    # Not before round one's first `round_after` results: those two stay where they were.
+    after_two = make_retriever("strata", store, EMBEDDER, rounds=2, round_after=2, **NO_LINKS).retrieve(QUESTION, k=3)
+    assert [h.chunk_id for h in after_two[:2]] == [h.chunk_id for h in one_round[:2]]
     # The probe requires the bridge: a passage without it is not a second-round hit, nor is the seed itself.
-    [probe] = next_round(store, QUESTION, [magazine], query_vector(EMBEDDER, QUESTION), number=2,
-                         bridges=1)
+    magazine = hits[titles.index("Arthur's Magazine")]
+    [probe] = next_round(store, QUESTION, [magazine], query_vector(EMBEDDER, QUESTION), number=2, bridges=1)
     assert [h.title for h in probe] == ["Biography 17"]
+    # A name that more passages hold than `specific` is a common word: its probe finds nothing.
+    assert next_round(store, QUESTION, [magazine], query_vector(EMBEDDER, QUESTION), number=2, bridges=1,
+                      specific=1) == [[]]
 
 
 def test_no_bridge_means_no_second_round_trip(store: GraphStore, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ def test_the_shipped_suite_reads_and_has_one_tuning_set() -> None:
     suite = Suite.read(SUITE)
     assert [s.name for s in suite.sets] == ["hotpotqa", "hotpotqa_untitled", "wiki_named", "wiki_composed",
                                             "case_study"]
-    assert [s.name for s in suite.sets if s.role == "tune"] == ["hotpotqa"]
+    assert [s.name for s in suite.sets if s.role == "tune"] == ["hotpotqa_untitled"]
     composed = json.loads((SUITE / "wiki_composed.json").read_text("utf-8"))
     # MuSiQue-style: no question names the title of any passage of its chain, bridge or first hop.
     for record in composed:

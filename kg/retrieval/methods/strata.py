@@ -12,6 +12,10 @@ It fuses, by weighted reciprocal rank, what each signal is good at:
    HotpotQA sample with offline entities), and the ``ppr`` method's personalised PageRank ranking
    (docs/retrieval.md has the measurements).
 
+5. a second round (:mod:`kg.retrieval.rounds`, ``rounds=2``): the names the best fused passages hold and the
+   question does not are probed in one more round trip, and each seed's best passage about one of them is
+   placed after it (not before the second result): the hop a composed question never names.
+
 Each of 2-4 is a ranked list in the fusion, so such a link only outranks a direct match when several signals
 agree. Bridge links are not fused by rank but placed: each of the top ``seeds`` hybrid seeds, and each of the
 first ``seeds`` other passages the question names, is followed, right after it, by its ``follow`` nearest
@@ -21,16 +25,15 @@ references need named passages (titles, or the names untitled passages open with
 without them, which leaves the hybrid ranking.
 The question's title links, the seeds' bridge candidates and the passages naming them come back with the
 hybrid ranking in one round trip (each chunk stores the name terms of its text at load time, so the server
-can look its titles up itself): by default a query is one round trip, and a second when the question names
-passages that are not hybrid seeds (their bridge links; entity links and ppr, when weighted, run on other
-sessions meanwhile).
+can look its titles up itself): by default a query is one round trip, one more for the second round (none
+when round one's best passages name nothing new), and one more when the question names passages that are
+not hybrid seeds (their bridge links; entity links and ppr, when weighted, run on other sessions meanwhile).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
-from itertools import zip_longest
 
 from kg.embeddings import Embedder
 from kg.retrieval.base import Hit, HitSource, RetrievalFilter, Retriever
@@ -40,7 +43,7 @@ from kg.retrieval.fusion import Fusion, fuse_hits
 from kg.retrieval.links import named_links, title_links
 from kg.retrieval.methods.hybrid import LinkedHit, default_weights, hybrid_hits_with_links
 from kg.retrieval.methods.ppr import PPRRetriever
-from kg.retrieval.rounds import next_round
+from kg.retrieval.rounds import ABOUT, chained, next_round
 from kg.store.base import GraphStore
 from kg.store.lucene import lucene_query
 from kg.store.queries import ENTITY_LINKS
@@ -50,7 +53,7 @@ __all__ = ["LINK_WEIGHTS", "StrataRetriever"]
 # Set on the HotpotQA sample (docs/retrieval.md): entity links and ppr cost recall there, so they do not run;
 # bridge links are placed after their seeds (follow), not fused as a list.
 LINK_WEIGHTS: Mapping[str, float] = {"hybrid": 1.0, "question_title": 1.0, "bridge": 0.0, "named_by": 0.25,
-                                     "entity": 0.0, "ppr": 0.0, "rounds": 0.5}
+                                     "entity": 0.0, "ppr": 0.0}
 
 
 class StrataRetriever(Retriever):
@@ -68,9 +71,10 @@ class StrataRetriever(Retriever):
                  candidates: int = 15, weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
                  fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None,
                  common_terms: CommonTermRule | None = CommonTermRule(), rounds: int = 2, round_seeds: int = 3,
-                 bridges: int = 2) -> None:
+                 bridges: int = 2, round_follow: int = 1, round_after: int = 2) -> None:
         self.store, self.embedder = store, embedder
         self.rounds, self.round_seeds, self.bridges = rounds, round_seeds, bridges
+        self.round_follow, self.round_after = round_follow, round_after
         self.common_terms = shared_common_terms(store, common_terms)
         self.seeds, self.follow, self.candidates, self.rrf_k, self.fusion = seeds, follow, candidates, rrf_k, fusion
         self.weights = {**LINK_WEIGHTS, **weights}
@@ -124,24 +128,27 @@ class StrataRetriever(Retriever):
         for signal, future in side.items():
             lists[signal] = future.result()
         followers = {seed.chunk_id: links[:self.follow] for seed, links in zip(seed_hits, bridge, strict=True)}
-        if self.rounds > 1 and self.weights["rounds"] > 0:
-            first = fuse_hits(lists, k=self.round_seeds, rrf_k=self.rrf_k, weights=self.weights, followers=followers)
-            lists["rounds"] = self._later_rounds(question, first, vector, where)
-        return fuse_hits(lists, k=k, rrf_k=self.rrf_k, weights=self.weights, followers=followers)
+        fused = fuse_hits(lists, k=max(k, self.round_seeds), rrf_k=self.rrf_k, weights=self.weights,
+                          followers=followers)
+        if self.rounds == 1:
+            return fused[:k]
+        about = self._later_rounds(question, fused[:self.round_seeds], vector, where)
+        return chained(fused, about, after=self.round_after, per_seed=self.round_follow, k=k)
 
     def _later_rounds(self, question: str, seeds: list[Hit], vector: list[float],
-                      where: RetrievalFilter | None) -> list[Hit]:
+                      where: RetrievalFilter | None) -> dict[str, list[Hit]]:
         """Rounds 2 to ``rounds`` (:mod:`kg.retrieval.rounds`), each seeded by the best hit of each of the last
-        round's probes; their hits as one list, each probe's best first, probes in turn."""
-        found: list[Hit] = []
+        round's probes: by seed chunk, the hits about one of its bridges, best first."""
+        about: dict[str, list[Hit]] = {}
         for number in range(2, self.rounds + 1):
             probes = next_round(self.store, question, seeds, vector, number=number, bridges=self.bridges,
                                 common=self.common_terms.terms(), where=where)
-            found += [h for rank in zip_longest(*probes) for h in rank if h is not None]
+            for hit in (h for hits in probes for h in hits if h.score >= ABOUT):
+                about.setdefault(hit.sources[0].via_id or "", []).append(hit)
             seeds = [hits[0] for hits in probes if hits][:self.round_seeds]
             if not seeds:
                 break
-        return found
+        return {seed: sorted(hits, key=lambda h: -h.score) for seed, hits in about.items()}
 
     @staticmethod
     def _bridge(seeds: list[Hit], links: list[list[Hit]]) -> list[list[Hit]]:
