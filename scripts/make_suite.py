@@ -1,18 +1,19 @@
 """Build the retrieval development suite `strata eval retrieval --suite DIR` runs (docs/retrieval.md, "The
 development suite").
 
-Four multi-hop sets of different construction, none of them MuSiQue's own questions (the acceptance check stays
+Six multi-hop sets of four constructions, none of them MuSiQue's own questions (the acceptance check stays
 held out):
 
-* ``hotpotqa``: the shared HotpotQA sample as it is (titled passages, crowd-written questions); the tuning set.
+* ``hotpotqa``: the shared HotpotQA sample as it is (titled passages, crowd-written questions).
 * ``hotpotqa_untitled``: the same questions over the same passages with every title replaced by an opaque id,
-  so no title link or title word can help.
+  so no title link or title word can help; the tuning set.
 * ``wiki_named``: 2WikiMultiHopQA-style template questions that name their first entity
   (scripts/make_2wiki_proxy.py) over 2Wiki's public corpus of 6,119 Wikipedia leads.
 * ``wiki_composed``: MuSiQue-style compositions over the same corpus: chains of 2 to 4 single-hop relations
   (film -> director -> parent -> parent) whose first entity is *described* by its own lead ("the 1918 American
   silent action adventure film"), never named, and whose bridge entities are never named either; each hop is
   worded from a few paraphrases. Distractors: the whole corpus, which holds other films of the same year and kind.
+* ``wiki_composed_untitled``: the same chains over the same corpus with every title an opaque id.
 * ``case_study``: the two MuSiQue-style case studies of the shared data, one question each over corpora of
   near-duplicates (anecdotes, not measurements).
 
@@ -144,13 +145,25 @@ def make_compositions(corpus: list[dict[str, str]], seed: int, per_kind: int = 7
     return records
 
 
+def opaque(title: str) -> str:
+    return "P" + hashlib.sha1(title.encode()).hexdigest()[:8]
+
+
+def untitled_composed(composed: list[dict[str, Any]], wiki: list[dict[str, str]], out: Path) -> tuple[str, str]:
+    """The composed questions over 2Wiki's corpus with every title an opaque id: the second hop is found only
+    through what the first passage's text says (MuSiQue's paragraphs are titled, but a domain's are often not)."""
+    questions = [{**q, "paragraphs": [{**p, "title": opaque(p["title"])} for p in q["paragraphs"]]}
+                 for q in composed]
+    (out / "wiki_composed_untitled.json").write_text(json.dumps(questions, ensure_ascii=False, indent=1), "utf-8")
+    (out / "wiki_untitled_corpus.json").write_text(
+        json.dumps([{"title": opaque(p["title"]), "text": p["text"]} for p in wiki], ensure_ascii=False), "utf-8")
+    return "wiki_composed_untitled.json", "wiki_untitled_corpus.json"
+
+
 def untitled(hotpotqa: Path, out: Path) -> tuple[str, str]:
     """The HotpotQA sample with every title an opaque id, in questions and corpus alike."""
     questions = json.loads((hotpotqa / "hotpotqa_train.json").read_text("utf-8"))
     corpus = json.loads((hotpotqa / "hotpotqa_train_corpus.json").read_text("utf-8"))
-
-    def opaque(title: str) -> str:
-        return "P" + hashlib.sha1(title.encode()).hexdigest()[:8]
 
     for q in questions:
         q["context"] = [[opaque(t), s] for t, s in q["context"]]
@@ -187,6 +200,7 @@ def main() -> None:
                                        .read_text("utf-8"))]
     (out / "case_study_corpus.json").write_text(json.dumps(case_corpus, ensure_ascii=False), "utf-8")
     dataset, corpus = untitled(hotpotqa, out)
+    composed_untitled, wiki_untitled = untitled_composed(composed, wiki, out)
     # The tuning set is the untitled one: on the titled set `strata` stood at recall@5 0.975 before any tuning,
     # which leaves a change nothing to show there; without titles its links have the least help.
     sets = [
@@ -198,6 +212,8 @@ def main() -> None:
          "construction": "2Wiki's templates; the first entity is named"},
         {"name": "wiki_composed", "dataset": "wiki_composed.json", "corpus": "wiki_corpus.json", "role": "report",
          "construction": "MuSiQue-style 2-4 hop chains; first entity described, bridges unnamed"},
+        {"name": "wiki_composed_untitled", "dataset": composed_untitled, "corpus": wiki_untitled,
+         "role": "report", "construction": "the same chains, every title an opaque id"},
         {"name": "case_study", "dataset": "case_study.json", "corpus": "case_study_corpus.json", "role": "report",
          "construction": "two MuSiQue-style case studies over near-duplicate corpora"},
     ]

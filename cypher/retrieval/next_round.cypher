@@ -1,10 +1,10 @@
 // A later round of multi-round retrieval (kg.retrieval.rounds), every probe of the round in one round trip.
-// Each probe is {query, name, own}: a Lucene query that requires one bridge name (a name an earlier round's
-// passage holds and the question does not) and ranks by the question's terms besides, the name, and the document
-// of the passage that suggested it, which the probe does not return. Each probe gives the best $candidates
+// Each probe is {query, name, words, own}: a Lucene query that requires one bridge name (a name an earlier
+// round's passage holds and the question does not) and ranks by the question's terms besides, the name and its
+// words, and the document of the passage that suggested it, which the probe does not return. Each probe gives the best $candidates
 // chunks passing the filters, with their BM25 score, their raw cosine to the question's $vector and whether
-// the passage is about the name (its title holds it, or its text opens with it, as an untitled passage names
-// its subject), tagged with the probe's position n and with how many passages the index matched, up to
+// the passage is about the name (its title holds it, or each of its words is in the text's first $opening
+// characters: a lead names its subject first, often more fully, "Norman Rae Taurog" for "Norman Taurog"), tagged with the probe's position n and with how many passages the index matched, up to
 // $specific: a name more passages hold than that is no bridge but a common word ("American"), and
 // kg.retrieval.rounds drops its probe.
 UNWIND range(0, size($probes) - 1) AS n
@@ -25,6 +25,6 @@ OPTIONAL MATCH (d:Document {id: c.document_id})
 RETURN n, c.id AS chunk_id, c.text AS text, c.document_id AS document_id, c.title AS title, d.source AS source,
        c.page AS page, c.char_start AS char_start, c.char_end AS char_end,
        coalesce(c.sentences, []) AS sentences, score, 2 * vector.similarity.cosine(c.embedding, $vector) - 1 AS sim,
-       matched, coalesce(c.title, '') CONTAINS $probes[n].name OR left(c.text, 2 * size($probes[n].name) + 8)
-                CONTAINS $probes[n].name AS about
+       matched, coalesce(c.title, '') CONTAINS $probes[n].name
+                OR all(w IN $probes[n].words WHERE left(c.text, $opening) CONTAINS w) AS about
 ORDER BY n, score DESC

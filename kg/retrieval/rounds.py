@@ -14,8 +14,9 @@ queries are built from the passage itself, without a model:
    question's other terms, over every passage but the seed's own document (``retrieval/next_round.cypher``,
    every probe of a round in one round trip);
 3. each probe's passages are ranked by their BM25 score and their cosine to the question, and those *about* the
-   bridge (titled by it, or opening with it) above the rest (:func:`probe_hits`); a name that more than
-   ``specific`` passages hold is a common word, not a bridge, and its probe is dropped;
+   bridge (titled by it, or naming each of its words in its first :data:`OPENING` characters) above the rest
+   (:func:`probe_hits`); a name that more than ``specific`` passages hold is a common word, not a bridge, and
+   its probe is dropped;
 4. :func:`chained`: each seed's best hit about a bridge is placed right after the seed (a chain: the next hop
    goes with the passage that led to it), never before round one's first ``after`` results, explained by its
    round and bridge (``round2 3.83 via 'Norman Taurog'``).
@@ -39,6 +40,8 @@ from kg.store.queries import NEXT_ROUND, NextRoundRow
 
 __all__ = ["ABOUT", "Bridge", "bridge_names", "chained", "next_round", "probe_hits"]
 
+# How far into a passage its subject is named: a lead's first words ("Norman Rae Taurog (February 23, 1899").
+OPENING = 60
 # What a probe's hit scores for being about the bridge (:func:`probe_hits`): more than any other hit can score
 # (at most 2), so a score of ABOUT or more says the hit is about its bridge.
 ABOUT = 3.0
@@ -125,17 +128,17 @@ def probe_hits(rows: Sequence[NextRoundRow], bridge: Bridge, *, specific: int) -
 
 
 def next_round(store: GraphStore, question: str, seeds: Sequence[Hit], vector: list[float], *, number: int,
-               bridges: int = 2, candidates: int = 10, specific: int = 50, common: Collection[str] = (),
+               bridges: int = 2, candidates: int = 10, specific: int = 30, common: Collection[str] = (),
                where: RetrievalFilter | None = None) -> list[list[Hit]]:
     """Round ``number``: each probe's hits (:func:`probe_hits`), probes in seed order, then bridge order; one
     round trip, none when no seed names a bridge."""
     found = [Bridge(name, seed, number) for seed in seeds for name in bridge_names(question, seed, limit=bridges)]
     if not found:
         return []
-    probes = [{"query": _probe_query(question, b.name, common), "name": b.name, "own": b.seed.document_id}
-              for b in found]
+    probes = [{"query": _probe_query(question, b.name, common), "name": b.name, "words": b.name.split(),
+               "own": b.seed.document_id} for b in found]
     rows = store.read(NEXT_ROUND, probes=probes, vector=vector, candidates=candidates, specific=specific,
-                      **filter_params(where))
+                      opening=OPENING, **filter_params(where))
     by_probe: list[list[NextRoundRow]] = [[] for _ in found]
     for row in rows:
         by_probe[row["n"]].append(row)

@@ -185,7 +185,7 @@ class StrataSettings(_Settings):
     path_weights: Mapping[str, float] | None = None
     common_terms: CommonTermRule | None = CommonTermRule()
     rounds: int = Field(default=2, ge=1, le=4)
-    round_seeds: int = Field(default=3, ge=1)
+    round_seeds: int = Field(default=2, ge=1)
     bridges: int = Field(default=2, ge=1)
     round_follow: int = Field(default=1, ge=0)
     round_after: int = Field(default=2, ge=0)

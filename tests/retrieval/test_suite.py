@@ -4,6 +4,7 @@ end to end in its throwaway Neo4j servers."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,13 +30,21 @@ def _manifest(folder: Path, sets: object) -> Path:
 def test_the_shipped_suite_reads_and_has_one_tuning_set() -> None:
     suite = Suite.read(SUITE)
     assert [s.name for s in suite.sets] == ["hotpotqa", "hotpotqa_untitled", "wiki_named", "wiki_composed",
-                                            "case_study"]
+                                            "wiki_composed_untitled", "case_study"]
     assert [s.name for s in suite.sets if s.role == "tune"] == ["hotpotqa_untitled"]
     composed = json.loads((SUITE / "wiki_composed.json").read_text("utf-8"))
     # MuSiQue-style: no question names the title of any passage of its chain, bridge or first hop.
     for record in composed:
         for paragraph in record["paragraphs"]:
             assert paragraph["title"].split(" (")[0] not in record["question"], record["question"]
+    # The untitled chains: the same questions, each gold passage in the untitled corpus under an opaque title.
+    untitled = json.loads((SUITE / "wiki_composed_untitled.json").read_text("utf-8"))
+    corpus = {(p["title"], p["text"]) for p in json.loads((SUITE / "wiki_untitled_corpus.json").read_text("utf-8"))}
+    assert [r["question"] for r in untitled] == [r["question"] for r in composed]
+    for record in untitled:
+        for paragraph in record["paragraphs"]:
+            assert re.fullmatch(r"P[0-9a-f]{8}", paragraph["title"])
+            assert (paragraph["title"], paragraph["text"]) in corpus
 
 
 @pytest.mark.parametrize(("sets", "field"), [

@@ -70,7 +70,7 @@ class StrataRetriever(Retriever):
     def __init__(self, store: GraphStore, embedder: Embedder, *, seeds: int = 3, follow: int = 2,
                  candidates: int = 15, weights: Mapping[str, float] = LINK_WEIGHTS, rrf_k: float = 60.0,
                  fusion: Fusion = "zscore", path_weights: Mapping[str, float] | None = None,
-                 common_terms: CommonTermRule | None = CommonTermRule(), rounds: int = 2, round_seeds: int = 3,
+                 common_terms: CommonTermRule | None = CommonTermRule(), rounds: int = 2, round_seeds: int = 2,
                  bridges: int = 2, round_follow: int = 1, round_after: int = 2) -> None:
         self.store, self.embedder = store, embedder
         self.rounds, self.round_seeds, self.bridges = rounds, round_seeds, bridges
