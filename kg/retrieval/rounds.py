@@ -148,23 +148,36 @@ def next_round(store: GraphStore, question: str, seeds: Sequence[Hit], vector: l
 def chained(ranking: Sequence[Hit], about: Mapping[str, Sequence[Hit]], *, after: int, per_seed: int,
             k: int) -> list[Hit]:
     """``ranking`` with the first ``per_seed`` hits ``about`` each of its hits' bridges (by the seed's chunk id)
-    placed right after their seed, but not before its first ``after`` hits (round one's best pair usually holds
-    both hops of a question that names them, and a chain's guess should not push either out), each once, with
-    the score of the hit before it; the first ``k``."""
-    chains = {seed: [h for h in hits[:per_seed]] for seed, hits in about.items()}
+    placed after their seed and the seed's bridge links (the title links round one placed after it), but not
+    before its first ``after`` hits (round one's best pair usually holds both hops of a question that names
+    them, and a chain's guess should not push either out), each once, with the score of the hit before it;
+    the first ``k``."""
     out: list[Hit] = []
     placed: set[str] = set()
-    due: list[Hit] = []
+    due: dict[str, list[Hit]] = {}  # seed chunk id -> its chains not yet placed
+
+    def place() -> None:
+        for chain in (h for hits in due.values() for h in hits):
+            if chain.chunk_id not in placed:
+                out.append(chain.model_copy(update={"score": out[-1].score}))
+                placed.add(chain.chunk_id)
+        due.clear()
+
     for position, hit in enumerate(ranking):
         if hit.chunk_id not in placed:
             out.append(hit)
             placed.add(hit.chunk_id)
-        due += chains.get(hit.chunk_id, [])
-        if position + 1 < after:
+        if about.get(hit.chunk_id):
+            due[hit.chunk_id] = list(about[hit.chunk_id][:per_seed])
+        following = ranking[position + 1] if position + 1 < len(ranking) else None
+        if position + 1 < after or (following is not None and _follows(following, due)):
             continue
-        for chain in due:
-            if chain.chunk_id not in placed:
-                out.append(chain.model_copy(update={"score": out[-1].score}))
-                placed.add(chain.chunk_id)
-        due = []
+        place()
+    if due and out:
+        place()
     return out[:k]
+
+
+def _follows(hit: Hit, seeds: Collection[str]) -> bool:
+    """Whether ``hit`` is a bridge link round one placed after one of ``seeds``."""
+    return any(s.path == "bridge" and s.via_id in seeds for s in hit.sources)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kg.retrieval import Hit, make_retriever
+from kg.retrieval import Hit, HitSource, make_retriever
 from kg.retrieval.common import query_vector
-from kg.retrieval.rounds import bridge_names, next_round
+from kg.retrieval.rounds import bridge_names, chained, next_round
 from kg.store.base import GraphStore
 from tests.retrieval.conftest import EMBEDDER, load_passages
 
@@ -85,3 +85,24 @@ def test_no_bridge_means_no_second_round_trip(store: GraphStore, tmp_path: Path)
     seed = next(h for h in hits if h.title == "Newburgh")
     assert next_round(store, "Which Newburgh lies in Orange County on the Hudson River?", [seed],
                       query_vector(EMBEDDER, "Newburgh"), number=2) == []
+
+
+def _ranked(chunk: str, score: float, *, bridge_of: str | None = None) -> Hit:
+    sources = [HitSource(path="bridge", score=score, via_id=bridge_of)] if bridge_of else []
+    return Hit(chunk_id=chunk, document_id=chunk, title=chunk, char_start=0, char_end=1, text=chunk, score=score,
+               sources=sources)
+
+
+def test_a_chain_goes_after_its_seed_and_the_seeds_bridge_links_not_before_the_first_results() -> None:
+    ranking = [_ranked("a", 0.9), _ranked("a-link", 0.9, bridge_of="a"), _ranked("b", 0.5), _ranked("c", 0.4)]
+    about = {"a": [_ranked("a-hop", 3.5)], "c": [_ranked("b", 3.2), _ranked("c-hop", 3.1)]}
+    assert [h.chunk_id for h in chained(ranking, about, after=0, per_seed=1, k=10)] == [
+        "a", "a-link", "a-hop", "b", "c"]  # c's first chain, b, is placed already
+    assert [h.chunk_id for h in chained(ranking, about, after=0, per_seed=2, k=10)] == [
+        "a", "a-link", "a-hop", "b", "c", "c-hop"]
+    # Not before the first three: a's chain waits until then, with the score of the hit before it.
+    placed = chained(ranking, about, after=3, per_seed=1, k=10)
+    assert [h.chunk_id for h in placed] == ["a", "a-link", "b", "a-hop", "c"]
+    assert placed[3].score == 0.5
+    assert [h.chunk_id for h in chained(ranking, about, after=0, per_seed=1, k=2)] == ["a", "a-link"]
+    assert chained(ranking, {}, after=2, per_seed=1, k=10) == ranking
