@@ -37,6 +37,7 @@ from kg.shared.text import title_core
 from kg.store.base import GraphStore
 from kg.store.lucene import STOPWORDS, lucene_query
 from kg.store.queries import NEXT_ROUND, NextRoundRow
+from loaders import split_sentences
 
 __all__ = ["ABOUT", "Bridge", "bridge_names", "chained", "next_round", "probe_hits"]
 
@@ -52,7 +53,6 @@ ABOUT = 3.0
 _NAME = re.compile(r"[A-Z][\w'\u2019.\-]*(?:\s+(?:(?:of|the|de|da|di|del|der|du|van|von|la|le|y)\s+)*"
                    r"[A-Z][\w'\u2019.\-]*)*")
 _WORD = re.compile(r"\w+")
-_SENTENCE_END = re.compile(r"(?<=[.!?])(?<!\b[A-Z]\.)\s+(?=[A-Z0-9\"\u201c(])")
 # Capitalised words that are no name: sentence openers, months and days (a date is not an entity to follow).
 _NOT_NAMES = STOPWORDS | frozenset(
     """january february march april may june july august september october november december monday tuesday
@@ -67,12 +67,6 @@ class Bridge:
     name: str
     seed: Hit
     number: int
-
-
-def _sentences(text: str) -> list[str]:
-    """``text`` cut after each full stop, question or exclamation mark that a capital, digit or quote follows,
-    except after an initial ("J. Carrol Naish")."""
-    return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
 def _trimmed(name: str) -> str:
@@ -90,7 +84,7 @@ def bridge_names(question: str, seed: Hit, *, limit: int = 2, sentences: int = 2
     not a bridge."""
     asked = {w.lower() for w in _WORD.findall(question)}
     own = title_core(seed.title).lower()
-    ranked = sorted(enumerate(_sentences(seed.text)),
+    ranked = sorted(enumerate(seed.text[a:b] for a, b in split_sentences(seed.text)),
                     key=lambda p: (-len(asked & {w.lower() for w in _WORD.findall(p[1])} - STOPWORDS), p[0]))
     names: list[str] = []
     for _, sentence in ranked[:sentences]:
