@@ -160,7 +160,7 @@ def _eval_suite(folder: Path, ks: list[int], methods: list[str], limit: int | No
 
             cells.append(f"{recall}  {times(ratio[f'bm25@{cut}'])} {times(ratio[f'dense@{cut}'])}")
         table.add_row(method, *cells)
-    console.print(table)
+    _print_wide(table)
     for result in report.sets:
         groups = [(f"{n} hops", n, result.by_hops) for n in result.hops]
         types = result.report["types"]
@@ -173,7 +173,24 @@ def _eval_suite(folder: Path, ks: list[int], methods: list[str], limit: int | No
         for method in methods:
             row = [src.get(method, {}).get(key, {}).get(f"recall@{cut}") for _, key, src in groups]
             detail.add_row(method, *["" if v is None else f"{v:.3f}" for v in row])
-        console.print(detail)
+        _print_wide(detail)
+
+
+def _print_wide(table: Table) -> None:
+    """Print ``table`` whole: into a file or a pipe at the width it needs (a console that is not a terminal is
+    80 columns, and a table of six sets is wider), on a terminal with cells too wide folded onto more lines
+    instead of losing their end."""
+    for column in table.columns:
+        column.overflow = "fold"
+    if console.is_terminal:
+        console.print(table)
+        return
+    width = console.width
+    console.width = max(width, 12 + 34 * len(table.columns))
+    try:
+        console.print(table)
+    finally:
+        console.width = width
 
 
 @bench_app.command("query")
