@@ -17,9 +17,11 @@ queries are built from the passage itself, without a model:
    bridge (titled by it, or naming each of its words in its first :data:`OPENING` characters) above the rest
    (:func:`probe_hits`); a name that more than ``specific`` passages hold is a common word, not a bridge, and
    its probe is dropped;
-4. :func:`chained`: each seed's best hit about a bridge is placed right after the seed (a chain: the next hop
-   goes with the passage that led to it), never before round one's first ``after`` results, explained by its
-   round and bridge (``round2 3.83 via 'Norman Taurog'``).
+4. :func:`chained`: each seed's best hit about a bridge is placed after the seed and the seed's bridge links (a
+   chain: the next hop goes with the passage that led to it), never before round one's first ``after``
+   results, explained by its round and bridge (``round2 3.83 via 'Norman Taurog'``).
+
+Names are capitalised phrases, so a text in a script without case (Chinese) has none and gets no later round.
 
 A round's best hits seed the next one, up to ``rounds`` rounds in all (one round trip each). Fusing a later
 round's hits as one more ranked list instead cost recall on the tuning set (docs/retrieval.md).
