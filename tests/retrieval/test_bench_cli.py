@@ -80,6 +80,8 @@ def test_generated_passages_are_the_same_in_any_batch() -> None:
 
 
 _DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "distill_layer_seconds", "index_seconds",
+           "distill_cpu_ms_per_chunk", "distill_cpu_ms_per_chunk_by_process", "distill_layer_cpu_ms_per_chunk",
+           "store_bytes_per_chunk",
            "settle_seconds", "store_mb", "client_peak_mb", "server_peak_mb", "query", "query_first_round",
            "numpy_exact", "runs", "server_memory"}
 
@@ -103,9 +105,18 @@ def test_bench_scale_grows_one_store_and_reports_each_decade(tmp_path: Path) -> 
         assert set(decade["query"]) == set(decade["query_first_round"]) == set(BENCH_METHODS)
         assert set(decade["distill_layer_seconds"]) == {"atoms", "triples", "tags", "pseudograph"}
         assert decade["server_memory"] == [{"heap": "1g", "pagecache": "512m"}]
+        assert set(decade["distill_layer_cpu_ms_per_chunk"]) == set(decade["distill_layer_seconds"])
+        cpu = [decade["distill_cpu_ms_per_chunk_by_process"], *decade["distill_layer_cpu_ms_per_chunk"].values()]
+        assert all(set(by_process) == {"client", "server"} for by_process in cpu)
+        # the layers' shares are booked within the whole distillation's CPU
+        assert sum(ms for by_process in cpu[1:] for ms in by_process.values()) <= decade["distill_cpu_ms_per_chunk"] + 0.01
+        assert sum(cpu[0].values()) == pytest.approx(decade["distill_cpu_ms_per_chunk"], abs=0.01)
         numbers = [decade[key] for key in _DECADE - {"query", "query_first_round", "numpy_exact",
-                                                     "distill_layer_seconds", "server_memory"}]
+                                                     "distill_layer_seconds", "server_memory",
+                                                     "distill_cpu_ms_per_chunk_by_process",
+                                                     "distill_layer_cpu_ms_per_chunk"}]
         numbers += decade["distill_layer_seconds"].values()
+        numbers += [ms for by_process in cpu for ms in by_process.values()]
         for latency in [*decade["query"].values(), *decade["query_first_round"].values(), decade["numpy_exact"]]:
             assert set(latency) == {"p50_ms", "p95_ms"}
             numbers += [latency["p50_ms"], latency["p95_ms"]]

@@ -8,11 +8,16 @@ holds more than one batch of them. At each decade, for the passages it adds:
 * ``distill_chunks_per_s``: new chunks per second through the offline layers every method reads (atoms,
   triples, tags, pseudo-graph), run as ``strata distill`` runs them, on the pending chunks, and
   ``distill_layer_seconds``: the seconds of each of those layers (the pseudo-graph's fusion included);
+* ``distill_cpu_ms_per_chunk``: the CPU (user and system, from ``/proc``) both processes, this client and the
+  Neo4j JVM, spent distilling, per new chunk; ``distill_cpu_ms_per_chunk_by_process`` splits it into
+  ``client`` and ``server``, and ``distill_layer_cpu_ms_per_chunk`` by layer as well (a layer's share is the CPU
+  spent while ``distill`` reported progress for it);
 * ``index_seconds``: from the end of those writes until every index is online (``db.awaitIndexes``);
 * ``settle_seconds``: from then until the server's background work is done (:func:`kg.shared.processes.await_quiet`
   on its JVM: at most an hour, reached only if it never quietens): Lucene merges the index segments the decade's
   writes left after the writes, and queries timed while it merges measure the merge;
-* ``store_mb``: the server's data folder on disk (store files and transaction logs);
+* ``store_mb``: the server's data folder on disk (store files and transaction logs), and
+  ``store_bytes_per_chunk``: that folder over every chunk the store holds;
 * ``client_peak_mb``, ``server_peak_mb``: the highest RSS of this process and of the Neo4j JVM, sampled every
   ``SAMPLE_S`` seconds while the decade is built and queried, and ``server_memory``: the heap and page cache
   of each run's server (a resumed decade may have run with several);
@@ -73,7 +78,7 @@ from kg.shared.private import private_dir, write_private
 from kg.shared.processes import await_quiet
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
-from kg.store.queries import CHUNK_EMBEDDINGS
+from kg.store.queries import CHUNK_EMBEDDINGS, COUNT_LABEL
 from kg.store.schema import ensure_schema
 
 __all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "ScaleProgress", "ServerMemory", "decade_sizes",
@@ -99,9 +104,14 @@ class DecadeReport(BaseModel):
     ingest_chunks_per_s: float
     distill_chunks_per_s: float
     distill_layer_seconds: dict[str, float]
+    # None or empty: a decade recorded before these fields
+    distill_cpu_ms_per_chunk: float | None = None
+    distill_cpu_ms_per_chunk_by_process: dict[str, float] = Field(default_factory=dict)
+    distill_layer_cpu_ms_per_chunk: dict[str, dict[str, float]] = Field(default_factory=dict)
     index_seconds: float
     settle_seconds: float | None = None  # None: a decade recorded before this field
     store_mb: float
+    store_bytes_per_chunk: float | None = None
     client_peak_mb: float
     server_peak_mb: float
     query: dict[str, Latency]
@@ -119,7 +129,8 @@ class ScaleBenchReport(BaseModel):
         """The report as the issue gives it; a decade names methods that could not run only when some could
         not, and its servers' memory, settling time and first round unless a progress file from before those
         fields recorded it."""
-        optional = ("unavailable", "server_memory", "settle_seconds", "query_first_round")
+        optional = ("unavailable", "server_memory", "settle_seconds", "query_first_round", "distill_cpu_ms_per_chunk",
+                    "distill_cpu_ms_per_chunk_by_process", "distill_layer_cpu_ms_per_chunk", "store_bytes_per_chunk")
         return {"decades": [d.model_dump(mode="json",
                                          exclude={name for name in optional if getattr(d, name) in (None, {}, [])})
                             for d in self.decades]}
@@ -142,6 +153,8 @@ class DecadeProgress(BaseModel):
     ingest_seconds: float = 0.0
     distill_seconds: float = 0.0
     layer_seconds: dict[str, float] = Field(default_factory=dict)
+    layer_cpu_seconds: dict[str, dict[str, float]] = Field(default_factory=dict)  # layer -> client/server seconds
+    cpu_seconds: dict[str, float] = Field(default_factory=dict)  # client/server, the whole distillation
     distilled: bool = False
     client_peak_mb: float = 0.0
     server_peak_mb: float = 0.0
@@ -199,6 +212,32 @@ class PeakRSS:
     def __exit__(self, *_: object) -> None:
         self._stop.set()
         self._thread.join()
+
+
+PROCESSES = ("client", "server")  # the order of the pids a CpuSeconds reads
+
+
+class CpuSeconds:
+    """The CPU seconds (user and system, every thread, from ``/proc``) this client and the server have used,
+    read on demand; a process that has gone keeps its last reading."""
+
+    def __init__(self, pids: Sequence[int]) -> None:
+        self._processes = [psutil.Process(pid) for pid in pids]
+        self._last = [0.0] * len(pids)
+        self.read()
+
+    def read(self) -> dict[str, float]:
+        for n, process in enumerate(self._processes):
+            try:
+                times = process.cpu_times()
+            except psutil.Error:
+                continue
+            self._last[n] = times.user + times.system
+        return dict(zip(PROCESSES, self._last, strict=True))
+
+
+def _added(total: dict[str, float], before: dict[str, float], after: dict[str, float]) -> dict[str, float]:
+    return {name: total.get(name, 0.0) + after[name] - before[name] for name in after}
 
 
 class _Vectors:
@@ -295,17 +334,26 @@ def _local_server(settings: Settings, home: Path | None) -> Iterator[tuple[Local
         server.stop()
 
 
-def _folder_mb(folder: Path) -> float:
-    return round(sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20, 1)
+def _folder_bytes(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def _per_chunk(cpu_seconds: dict[str, float], chunks: int) -> dict[str, float]:
+    """CPU seconds (per process) as milliseconds per chunk."""
+    return {name: round(seconds * 1000 / chunks, 3) for name, seconds in cpu_seconds.items()}
 
 
 class _DistillClock:
     """A decade's distillation seconds, in all and per layer, added to what earlier runs saved, and saved every
-    ``CHECKPOINT_S`` seconds while it runs (its layer is the one ``distill`` last reported progress for); says how
-    far each layer is when it starts and every ``PROGRESS_S`` seconds (a million passages distil for hours)."""
+    ``CHECKPOINT_S`` seconds while it runs (its layer is the one ``distill`` last reported progress for), and the
+    CPU both processes used, in all and per layer, booked the same way; says how far each layer is when it starts
+    and every ``PROGRESS_S`` seconds (a million passages distil for hours)."""
 
-    def __init__(self, bench: _Bench, decade: DecadeProgress, say: Callable[[str], None]) -> None:
-        self.bench, self.decade, self.say = bench, decade, say
+    def __init__(self, bench: _Bench, decade: DecadeProgress, cpu: CpuSeconds, say: Callable[[str], None]) -> None:
+        self.bench, self.decade, self.cpu, self.say = bench, decade, cpu, say
+        self._cpu_started = self._cpu_ticked = cpu.read()
+        self._cpu_total = dict(decade.cpu_seconds)
+        self._cpu_layers = {name: dict(seconds) for name, seconds in decade.layer_cpu_seconds.items()}
         self._said = 0.0
         self._total, self._before = decade.distill_seconds, dict(decade.layer_seconds)
         self._layers = dict(self._before)
@@ -328,17 +376,24 @@ class _DistillClock:
                          f"{self._layers.get(name, 0.0) + now - self._layer_started:.0f} s")
 
     def _tick(self) -> None:
-        """Books the time since the last tick to the current layer (under the lock)."""
-        now = time.perf_counter()
+        """Books the time and CPU since the last tick to the current layer (under the lock)."""
+        now, cpu = time.perf_counter(), self.cpu.read()
         if self._layer is not None:
             self._layers[self._layer] = self._layers.get(self._layer, 0.0) + now - self._layer_started
-        self._layer_started = now
+            self._cpu_layers[self._layer] = _added(self._cpu_layers.get(self._layer, {}), self._cpu_ticked, cpu)
+        self._layer_started, self._cpu_ticked = now, cpu
+
+    def _book(self) -> None:
+        """The decade's figures so far (under the lock)."""
+        self._tick()
+        self.decade.distill_seconds = self._total + time.perf_counter() - self._started
+        self.decade.cpu_seconds = _added(self._cpu_total, self._cpu_started, self._cpu_ticked)
+        self.decade.layer_cpu_seconds = {name: dict(seconds) for name, seconds in self._cpu_layers.items()}
 
     def _checkpoints(self) -> None:
         while not self._stop.wait(CHECKPOINT_S):
             with self._lock:
-                self._tick()
-                self.decade.distill_seconds = self._total + time.perf_counter() - self._started
+                self._book()
                 self.decade.layer_seconds = dict(self._layers)
                 self.bench.save()
 
@@ -346,7 +401,8 @@ class _DistillClock:
         """Stops the checkpoints; this run's per-layer figures are ``distill``'s report's, not the sampled ones."""
         self._stop.set()
         self._thread.join()
-        self.decade.distill_seconds = self._total + time.perf_counter() - self._started
+        with self._lock:
+            self._book()
         self.decade.layer_seconds = {name: round(self._before.get(name, 0.0) + seconds, 2)
                                      for name, seconds in layer_seconds.items()}
 
@@ -424,6 +480,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
           settings: Settings, bench: _Bench, *, passages: int, queries: int, k: int, methods: Sequence[str],
           warmup: int, batch: int, say: Callable[[str], None]) -> ScaleBenchReport:
     progress = bench.progress
+    cpu = CpuSeconds([psutil.Process().pid, server_pid])
     finished = {d.passages: d for d in progress.decades}
     report = ScaleBenchReport()
     for size in decade_sizes(passages, progress.first_decade):
@@ -439,7 +496,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
         decade.server_memory.append(ServerMemory(heap=server.settings.heap, pagecache=server.settings.pagecache))
         _ingest(graph, embedder, settings, bench, decade, size, batch, say)
         if not decade.distilled:
-            with _DistillClock(bench, decade, say) as clock:
+            with _DistillClock(bench, decade, cpu, say) as clock:
                 distilled = distill(graph, embedder, llm, layers=EVAL_LAYERS, progress=clock.layer)
                 clock.finish({name: layer.seconds for name, layer in distilled.layers.items()})
             decade.distilled = True
@@ -457,12 +514,20 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
             progress=partial(_say_at, say, size))
         exact = exact_latency(bench.vectors.matrix(), embedder, texts, k=k, warmup=warmup)
         client_mb, server_mb = rss.take()
+        store_bytes = _folder_bytes(server.data_dir)
+        by_process = _per_chunk(decade.cpu_seconds, decade.chunks)
         report.decades.append(DecadeReport(
             passages=size, ingest_chunks_per_s=round(decade.chunks / decade.ingest_seconds, 1),
             distill_chunks_per_s=round(decade.chunks / decade.distill_seconds, 1),
             distill_layer_seconds=decade.layer_seconds, index_seconds=round(index_s, 4),
             settle_seconds=round(settle_s, 1),
-            store_mb=_folder_mb(server.data_dir), client_peak_mb=max(client_mb, decade.client_peak_mb),
+            distill_cpu_ms_per_chunk=round(sum(by_process.values()), 3),
+            distill_cpu_ms_per_chunk_by_process=by_process,
+            distill_layer_cpu_ms_per_chunk={name: _per_chunk(s, decade.chunks)
+                                            for name, s in decade.layer_cpu_seconds.items()},
+            store_mb=round(store_bytes / 2**20, 1),
+            store_bytes_per_chunk=round(store_bytes / graph.read(COUNT_LABEL.render(label="Chunk"))[0]["count"]),
+            client_peak_mb=max(client_mb, decade.client_peak_mb),
             server_peak_mb=max(server_mb, decade.server_peak_mb), query=latencies, query_first_round=first_round,
             numpy_exact=exact,
             runs=decade.runs, server_memory=decade.server_memory, unavailable=unavailable))
