@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -204,6 +204,7 @@ class Strata:
         progress: Callable[[str, int, int], None] | None = None,
         retry_failed: bool = True,
         batch_size: int | None = None,
+        fuse: bool = False,
     ) -> DistillReport:
         """Build the distilled layers (see :func:`kg.layers.distilled.distill`) with the configured LLM, or offline.
 
@@ -215,12 +216,15 @@ class Strata:
         ``batch_size``: chunks per batch and transaction (default: ``DISTILL_BATCH_CHUNKS``, 2,000; with an LLM
         at most a few times the calls in flight); a batch also holds at most ``config.batch_chars`` of their text
         (2 million characters). Several processes may distil one knowledge base at once: each claims its own
-        batches.
+        batches. ``fuse``: the pseudo-graph layer fuses its topics and fact items across documents (every one not
+        fused yet), as ``config.fusion`` does; off by default (no retrieval method reads the fusion nodes).
         """
         from kg.layers.distilled import DistillConfig, distill
 
         # As many calls in flight as the endpoint takes (its slots: STRATA_LLM_MAX_CONCURRENCY).
         chosen = config or DistillConfig(llm_concurrency=self.settings.llm.max_concurrency)
+        if fuse:
+            chosen = replace(chosen, fusion=True)
         return distill(self.store, self.embedder, self.llm, layers=layers, document_ids=document_ids,
                        progress=progress, batch_size=batch_size, config=chosen, force=force,
                        retry_failed=retry_failed)

@@ -577,7 +577,8 @@ class FusionNearRow(TypedDict):
 class FusionKeysRow(TypedDict):
     id: str
     document_id: str
-    keys: list[str]
+    keys: list[str] | None  # None: written without them (fusion keys them when it reaches the node)
+    path_text: str
 
 
 class FusionSuperRow(TypedDict):

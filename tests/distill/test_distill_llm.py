@@ -319,7 +319,7 @@ def test_pseudograph_verifies_items_builds_mind_maps_and_fuses(kb: GraphStore, t
         "Morning Edition": PASSAGES["Morning Edition"],
         "Morning Edition (copy)": PASSAGES["Morning Edition"],
     })
-    report = distill(kb, EMBEDDER, llm, layers=["pseudograph"])
+    report = distill(kb, EMBEDDER, llm, layers=["pseudograph"], config=DistillConfig(fusion=True))
     entry = report.layers["pseudograph"]
     assert entry.chunks == 2 and entry.failed == []
     # The invented item fails ROUGE-L, is asked again once (bounded), and is dropped every time.

@@ -76,11 +76,12 @@ def test_fact_items_below_the_fusion_threshold_do_not_fuse(kb: GraphStore, tmp_p
     embedder = MarkerEmbedder({"xa01": E0, "xb01": NEAR})
     load_passages(kb, tmp_path, {"Alpha": f"The sample xa01 {MEASURED}",
                                  "Beta": f"The sample xb01 {MEASURED}"})
-    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(fact_fusion=0.92))
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
+                     config=DistillConfig(fusion=True, fact_fusion=0.92))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 0
     assert count(kb, "MATCH (s:SuperFact) RETURN count(s) AS n") == 0
     report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], force=True,
-                     config=DistillConfig(fact_fusion=0.88))
+                     config=DistillConfig(fusion=True, fact_fusion=0.88))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 1
     assert count(kb, "MATCH (:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
 
@@ -95,7 +96,7 @@ def test_fusion_joins_groups_found_by_different_concurrent_readers(kb: GraphStor
     members = "MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN s.id AS s, collect(f.document_id) AS docs"
     for readers in (1, 2, 3, 4):
         distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], force=True,
-                config=DistillConfig(fact_fusion=0.88, fusion_readers=readers))
+                config=DistillConfig(fusion=True, fact_fusion=0.88, fusion_readers=readers))
         assert [sorted(r["docs"]) for r in kb.query(members)] == [sorted(docs)], readers
 
 
@@ -105,7 +106,7 @@ def test_a_node_that_links_two_fused_groups_joins_them_into_one(kb: GraphStore, 
     one fusion node holding all five, and no item in two."""
     embedder = MarkerEmbedder({"xc01": at_cosine(1.0), "xe01": at_cosine(float(np.cos(np.radians(20)))),
                                "xd01": at_cosine(float(np.cos(np.radians(40))))})
-    config = DistillConfig(fact_fusion=0.88, topic_fusion=0.999)
+    config = DistillConfig(fusion=True, fact_fusion=0.88, topic_fusion=0.999)
     load_passages(kb, tmp_path, {f"Doc {m}{i}": f"The sample x{m}01 {MEASURED}" for m in "cd" for i in (1, 2)},
                   "first")
     assert distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
@@ -123,7 +124,8 @@ def test_a_group_found_again_by_a_later_slice_of_pending_nodes_counts_once(
     monkeypatch.setattr(pseudograph, "_FUSION_SLICE", 1)  # each pending item its own slice: both find the pair
     embedder = MarkerEmbedder({"xp01": E0})
     load_passages(kb, tmp_path, {"Alpha": f"Sample xp01 {MEASURED}", "Beta": f"Sample xp01 {MEASURED}"})
-    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
+                     config=DistillConfig(fusion=True, topic_fusion=0.999))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 1
     assert count(kb, "MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
 
@@ -226,7 +228,7 @@ def test_fusion_reaches_other_documents_past_a_documents_own_items(kb: GraphStor
     markers: dict[str, Any] = {f"xa{i:02d}": E0 + 0.2 * np.eye(EMBEDDER.dimensions)[i + 2] for i in range(12)}
     markers["xb00"] = at_cosine(0.90)
     embedder = MarkerEmbedder(markers)
-    config = DistillConfig(fact_fusion=0.85, topic_fusion=0.99, fusion_candidates=candidates)
+    config = DistillConfig(fusion=True, fact_fusion=0.85, topic_fusion=0.99, fusion_candidates=candidates)
     [beta] = load_passages(kb, tmp_path, {"Beta": f"Sample xb00 {MEASURED}"}, "beta")
     assert distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
                    config=config).layers["pseudograph"].created["SuperFact groups"] == 0
@@ -243,7 +245,7 @@ def test_topics_and_fact_items_fuse_by_their_keys_without_a_vector_search(kb: Gr
     and its segments, and was most of offline distillation's time (docs/scaling.md)."""
     embedder = MarkerEmbedder({"xk01": E0})
     load_passages(kb, tmp_path, {"Alpha": f"Sample xk01 {MEASURED}", "Beta": f"Sample xk01 {MEASURED}"})
-    distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
+    distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(fusion=True, topic_fusion=0.999))
     kb.query("MATCH (s) WHERE s:SuperFact OR s:SuperTopic DETACH DELETE s", routing=RoutingControl.WRITE)
     kb.query("MATCH (x) WHERE x:FactItem OR x:Topic SET x.fusion_pending = true", routing=RoutingControl.WRITE)
     # The two documents' topics ("Alpha", "Beta") share no key: not fused, though the threshold is 0.
@@ -254,13 +256,34 @@ def test_topics_and_fact_items_fuse_by_their_keys_without_a_vector_search(kb: Gr
         assert not [name for name in recording.calls if "db.index.vector" in cypher.load(name)]
 
 
+def test_fusion_is_off_by_default_and_a_later_fusing_run_fuses_what_waited(kb: GraphStore,
+                                                                          tmp_path: Path) -> None:
+    # Without fusion the layer writes no keys and no fusion node, and leaves its nodes pending; a fusing run
+    # with no chunk left to distil keys and fuses them all, as one run with fusion would have.
+    embedder = MarkerEmbedder({"xk04": E0})
+    load_passages(kb, tmp_path, {"Alpha": f"Sample xk04 {MEASURED}", "Beta": f"Sample xk04 {MEASURED}"})
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    assert report.layers["pseudograph"].created["FactItem"] > 0
+    assert not any("groups" in name for name in report.layers["pseudograph"].created)
+    assert count(kb, "MATCH (s) WHERE s:SuperFact OR s:SuperTopic RETURN count(s) AS n") == 0
+    assert count(kb, "MATCH (x) WHERE (x:FactItem OR x:Topic) AND x.fusion_keys IS NOT NULL RETURN count(x) AS n") == 0
+    waiting = count(kb, "MATCH (x) WHERE (x:FactItem OR x:Topic) AND x.fusion_pending RETURN count(x) AS n")
+    assert waiting == count(kb, "MATCH (x) WHERE x:FactItem OR x:Topic RETURN count(x) AS n") > 0
+    again = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
+                    config=DistillConfig(fusion=True, topic_fusion=0.999))
+    assert again.layers["pseudograph"].chunks == 0
+    assert again.layers["pseudograph"].created["SuperFact groups"] == 1
+    assert count(kb, "MATCH (x) WHERE (x:FactItem OR x:Topic) AND (x.fusion_pending OR x.fusion_keys IS NULL) "
+                     "RETURN count(x) AS n") == 0
+
+
 def test_topics_of_the_same_words_fuse_across_documents(kb: GraphStore, tmp_path: Path) -> None:
     # Two documents of one title (their topics) in two files, a third of another: one group of the two.
     embedder = MarkerEmbedder({"xt01": E0})
     one = load_passages(kb, tmp_path, {"Harbour Bridge": f"Sample xt01 {MEASURED}",
                                        "Glacier Railway": f"Other xt01 {MEASURED}"}, "one")
     two = load_passages(kb, tmp_path, {"Harbour Bridge": f"Sample xt01 {MEASURED}"}, "two")
-    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(fusion=True))
     assert report.layers["pseudograph"].created["SuperTopic groups"] == 1
     groups = kb.query("MATCH (s:SuperTopic)-[:SIMILAR]->(t:Topic) RETURN collect(t.document_id) AS docs")
     assert sorted(groups[0]["docs"]) == sorted([one[0], two[0]])
@@ -274,7 +297,8 @@ def test_nodes_written_before_fusion_keys_are_keyed_once_and_then_fuse(kb: Graph
     kb.query("MATCH (x) WHERE x:FactItem OR x:Topic REMOVE x.fusion_keys", routing=RoutingControl.WRITE)
     kb.query("MATCH (m:StrataMeta) REMOVE m.factitem_fusion_keys, m.topic_fusion_keys", routing=RoutingControl.WRITE)
     load_passages(kb, tmp_path, {"Beta": f"Sample xk02 {MEASURED}"}, "beta")
-    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=DistillConfig(topic_fusion=0.999))
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"],
+                     config=DistillConfig(fusion=True, topic_fusion=0.999))
     assert report.layers["pseudograph"].created["SuperFact groups"] == 1
     assert count(kb, "MATCH (x) WHERE (x:FactItem OR x:Topic) AND x.fusion_keys IS NULL RETURN count(x) AS n") == 0
     versions = kb.query("MATCH (m:StrataMeta) RETURN m.factitem_fusion_keys AS f, m.topic_fusion_keys AS t")[0]
@@ -289,7 +313,8 @@ def test_a_fresh_graph_is_never_paged_for_missing_keys(kb: GraphStore, tmp_path:
     embedder = MarkerEmbedder({"xk03": E0})
     load_passages(kb, tmp_path, {"Alpha": f"Sample xk03 {MEASURED}", "Beta": f"Sample xk03 {MEASURED}"})
     recording = FailingStore(kb, fail_on="", times=0)  # fails nothing, lists every query it is asked
-    report = distill(recording, embedder, OfflineLLM(), layers=["triples", "pseudograph"])
+    report = distill(recording, embedder, OfflineLLM(), layers=["triples", "pseudograph"],
+                     config=DistillConfig(fusion=True))
     assert report.layers["pseudograph"].created["FactItem"] > 0 and report.layers["triples"].created["Entity"] > 0
     calls = recording.calls
     assert calls.count("distill/entity_texts_page") == 1
@@ -302,6 +327,9 @@ def test_a_fresh_graph_is_never_paged_for_missing_keys(kb: GraphStore, tmp_path:
     assert versions == {"f": FACTITEM_KEYS.version, "t": TOPIC_KEYS.version, "e": ENTITY_BLOCKS.version}
 
 
+FUSING = DistillConfig(fusion=True)
+
+
 def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path) -> None:
     embedder = MarkerEmbedder({"xs01": E0})
     load_passages(kb, tmp_path, {"Alpha": f"Sample xs01 {MEASURED}", "Beta": f"Sample xs01 {MEASURED}"})
@@ -309,18 +337,18 @@ def test_failed_fusion_is_retried_by_the_next_run(kb: GraphStore, tmp_path: Path
     # The fusion's unit of work fails at its last query, after its SuperFact write ran in the same transaction.
     failing = FailingStore(kb, "distill/fusion_done", error=RuntimeError("injected fusion failure"))
     with pytest.raises(RuntimeError, match="injected"):
-        distill(failing, embedder, OfflineLLM(), layers=["pseudograph"])
+        distill(failing, embedder, OfflineLLM(), layers=["pseudograph"], config=FUSING)
     assert failing.failures == 1
     # The mind maps committed; their fusion did not (the whole unit rolled back), and stays pending.
     assert count(kb, "MATCH (c:Chunk) WHERE 'pseudograph' IN c.distilled RETURN count(c) AS n") == 2
     assert count(kb, "MATCH (f:FactItem {fusion_pending: true}) RETURN count(f) AS n") == 2
     assert count(kb, "MATCH (s:SuperFact) RETURN count(s) AS n") == 0
-    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    report = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=FUSING)
     entry = report.layers["pseudograph"]
     assert entry.pending == 0 and entry.created["SuperFact groups"] == 1
     assert count(kb, "MATCH (:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN count(f) AS n") == 2
     assert count(kb, "MATCH (n) WHERE n.fusion_pending RETURN count(n) AS n") == 0
-    again = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"])
+    again = distill(kb, embedder, OfflineLLM(), layers=["pseudograph"], config=FUSING)
     assert again.layers["pseudograph"].created["SuperFact groups"] == 0
 
 

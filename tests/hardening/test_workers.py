@@ -68,7 +68,7 @@ def test_two_pseudo_graph_processes_fuse_into_the_single_process_groups(
         report = corpus / f"report{n:02d}.md"
         (corpus / f"report{n:02d}-revised.md").write_text(report.read_text("utf-8") + "\nRevised.\n", "utf-8")
     load = ["load", str(corpus), "--distill", "none"]
-    pseudograph = [*DISTILL, "--only", "pseudograph"]
+    pseudograph = [*DISTILL, "--only", "pseudograph", "--fuse"]
 
     store.run_autocommit("meta/wipe")
     assert timed(env, *load)[0].returncode == 0

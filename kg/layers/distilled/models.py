@@ -82,7 +82,10 @@ class DistillConfig:
     n-gram guard, so that vectors alone never merge two different names); ``entity_candidates``: the
     entities each of a mention's name lookups returns at most. ``fact_rouge``/``fact_similarity``: PG-RAG
     fact-check thresholds (ROUGE-L precision against the chunk, cosine to the best-matching sentence);
-    ``fact_regenerations`` bounds the re-asks when an item fails them. ``topic_fusion``/``fact_fusion``:
+    ``fact_regenerations`` bounds the re-asks when an item fails them. ``fusion``: whether the pseudo-graph layer
+    fuses its new topics and fact items across documents when its batches are done (off by default: no retrieval
+    method reads the fusion nodes, and fusion was a third of offline distillation's time, docs/scaling.md; nodes
+    written without it stay pending, so a later run with it fuses them all). ``topic_fusion``/``fact_fusion``:
     PG-RAG fusion thresholds; a topic's or fact item's key lookup returns at most twice ``fusion_candidates``
     nodes of other documents; ``fusion_readers`` of those lookups run at once (each takes one server core).
     ``mind_map_tokens``: the most a mind-map prompt shows of a document's fact items, in estimated tokens; a
@@ -103,6 +106,7 @@ class DistillConfig:
     fact_rouge: float = 0.4
     fact_similarity: float = 0.5
     fact_regenerations: int = 1
+    fusion: bool = False
     topic_fusion: float = 0.92
     fact_fusion: float = 0.98
     fusion_candidates: int = 10

@@ -19,16 +19,19 @@ bounded batches, one topic per part (ids ``<document>:topic``, ``<document>:p<pa
 part's mind map is written in one transaction, and the layer's unit of work is the part: its batches are whole
 parts, and a part is cleared through its chunks before it is written again.
 
-Fusion: topics and items are written with ``fusion_pending``; once the run's batches have committed, every
-pending node is fused with similar ones of other documents (``(:SuperTopic)-[:SIMILAR]->(:Topic)`` above
-``topic_fusion``, 0.92, and ``(:SuperFact)-[:SIMILAR]->(:FactItem)`` above ``fact_fusion``, 0.98, exact cosines
-of the stored vectors) and loses the flag in the transaction that writes its links. Fusion that fails or is
-interrupted is therefore retried by the next run of this layer, even when no chunk is pending any more.
-Candidates of both come from the MinHash band keys of their path text, looked up in a keyword full-text index
-(a topic per document part, several items per chunk: an HNSW search each grew with the vector index's size and
-segments, and was most of offline distillation's time; a key lookup does not grow). Keys find what the fusion
-threshold keeps, texts of nearly the same words (:func:`~kg.layers.distilled.text.fusion_keys`); a paraphrase in
-other words that an embedder places above the threshold is not fused.
+Fusion (``DistillConfig.fusion``, ``strata distill --fuse``; off by default, since no retrieval method reads the
+fusion nodes and it was a third of offline distillation's time: docs/scaling.md, "What the distilled layer costs"):
+topics and items are written with ``fusion_pending``; once a fusing run's batches have committed, every pending
+node, of this run or of any run before it, is fused with similar ones of other documents
+(``(:SuperTopic)-[:SIMILAR]->(:Topic)`` above ``topic_fusion``, 0.92, and ``(:SuperFact)-[:SIMILAR]->(:FactItem)``
+above ``fact_fusion``, 0.98, exact cosines of the stored vectors) and loses the flag in the transaction that writes
+its links. Fusion that fails or is interrupted is therefore retried by the next run of this layer, even when no
+chunk is pending any more. Candidates of both come from the MinHash band keys of their path text (stored on a node
+when fusion first reaches it), looked up in a keyword full-text index (a topic per document part, several items per
+chunk: an HNSW search each grew with the vector index's size and segments, and was most of offline distillation's
+time; a key lookup does not grow). Keys find what the fusion threshold keeps, texts of nearly the same words
+(:func:`~kg.layers.distilled.text.fusion_keys`); a paraphrase in other words that an embedder places above the
+threshold is not fused.
 """
 
 from __future__ import annotations
@@ -88,8 +91,7 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
         for part, (topic, paths) in maps.items():
             doc = docs[part][0].document_id
             topic_id = f"{part}:topic"
-            topics.append({"id": topic_id, "document_id": doc, "text": topic, "path_text": topic,
-                           "fusion_keys": list(fusion_keys(topic)), "source": self.method,
+            topics.append({"id": topic_id, "document_id": doc, "text": topic, "path_text": topic, "source": self.method,
                            "chunk_ids": [c.id for c in docs[part]]})
             doc_items = [it for c in docs[part] for it in items[c.id]]
             leaf_of = self.extractor.place(topic, paths, docs[part], doc_items)
@@ -107,8 +109,8 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
                 facts.append({
                     "id": f"{it.chunk.id}:fi{short_hash(text_key(it.text), n=10)}", "document_id": doc,
                     "chunk_id": it.chunk.id, "route_id": parent, "text": it.text, "topic": topic,
-                    "path_text": path_text, "fusion_keys": list(fusion_keys(path_text)),
-                    "rouge_l": round(it.rouge, 4), "similarity": round(it.similarity, 4), "source": self.method})
+                    "path_text": path_text, "rouge_l": round(it.rouge, 4), "similarity": round(it.similarity, 4),
+                    "source": self.method})
             built.done += [c.id for c in docs[part]]
         unique = list({f["id"]: f for f in facts}.values())
         route_rows = sorted(routes.values(), key=lambda r: r["depth"])
@@ -121,11 +123,14 @@ class PseudoGraphLayer(ExtractorLayer[FactItemExtractor]):
         return built
 
     def prepare(self) -> None:
-        for kind in (TOPIC_KEYS, FACTITEM_KEYS):
-            ensure_stored_keys(self.ctx.store, kind)
+        if self.ctx.config.fusion:
+            for kind in (TOPIC_KEYS, FACTITEM_KEYS):
+                ensure_stored_keys(self.ctx.store, kind)
 
     def finish(self) -> dict[str, int]:
         cfg = self.ctx.config
+        if not cfg.fusion:
+            return {}
         store = self.ctx.store
         return {
             "SuperTopic groups": fuse(store, _TOPICS, cfg.topic_fusion, cfg),
@@ -203,11 +208,18 @@ def _near(store: GraphStore, fusion: Fusion, ids: list[str], threshold: float, c
           readers: ThreadPoolExecutor) -> Edges:
     """Links from each of ``ids`` to the nodes of other documents that share one of its keys and are within the
     threshold: the best ``2 * fusion_candidates`` by the key index's score, the document's own excluded by the
-    lookup itself, so a large document's own items never crowd the others out."""
+    lookup itself, so a large document's own items never crowd the others out. Nodes written without keys (the
+    layer writes none: only fusion reads them) are keyed first, so later slices and runs find them; a link is
+    found from either end, so a slice need not find the slices after it."""
+    nodes = store.read(FUSION_KEYS_OF.render(label=fusion.label), ids=ids)
+    unkeyed = [{"id": r["id"], "keys": list(fusion_keys(r["path_text"]))} for r in nodes if r["keys"] is None]
+    if unkeyed:
+        store.write(SET_FUSION_KEYS.render(label=fusion.label), rows=unkeyed)
+    keyed = {r["id"]: r["keys"] for r in unkeyed}
     rows = []
-    for r in store.read(FUSION_KEYS_OF.render(label=fusion.label), ids=ids):
-        if r["keys"]:
-            [keys] = whole_terms_queries(r["keys"])
+    for r in nodes:
+        if keys_of := keyed.get(r["id"], r["keys"]):
+            [keys] = whole_terms_queries(keys_of)
             [document] = whole_terms_queries([r["document_id"]])
             rows.append({"id": r["id"], "query": f"fusion_keys:({keys}) AND NOT document_id:{document}"})
     query = FUSION_BY_KEYS.render(label=fusion.label, index=fusion.keys.index)

@@ -47,10 +47,11 @@ class ProgressLines:
 
 
 def run_distill(kb: Strata, layers: str | None, document_ids: list[str] | None, *, force: bool = False,
-                retry_failed: bool = True, batch_size: int | None = None) -> DistillReport:
-    """Distil with progress lines on stderr; ``retry_failed`` tries chunks whose LLM task failed."""
+                retry_failed: bool = True, batch_size: int | None = None, fuse: bool = False) -> DistillReport:
+    """Distil with progress lines on stderr; ``retry_failed`` tries chunks whose LLM task failed, ``fuse`` runs
+    the pseudo-graph's fusion."""
     return kb.distill(layers=parse_layers(layers), document_ids=document_ids, force=force,
-                      progress=ProgressLines(), retry_failed=retry_failed, batch_size=batch_size)
+                      progress=ProgressLines(), retry_failed=retry_failed, batch_size=batch_size, fuse=fuse)
 
 
 def print_report(report: DistillReport) -> None:
@@ -81,6 +82,10 @@ def distill_command(
                                    help="Chunks per batch and transaction (default 2,000, and at most 2 million "
                                         "characters of their text; with an LLM at most four times the calls in "
                                         "flight)."),
+    fuse: bool = typer.Option(False, "--fuse",
+                              help="With the pseudograph layer: fuse its topics and fact items across documents "
+                                   "(PG-RAG knowledge fusion), every one not fused yet. Off by default: no "
+                                   "retrieval method reads the fusion nodes."),
 ) -> None:
     """Distil loaded documents into atoms, entities and facts, tags, table rows and the pseudo-graph.
 
@@ -90,7 +95,7 @@ def distill_command(
     document_ids = [d.strip() for d in docs.split(",") if d.strip()] if docs else None
     announce_local_llm(settings_of(ctx))
     with Strata.connect(settings_of(ctx)) as kb:
-        report = run_distill(kb, only, document_ids, force=force, batch_size=batch_size)
+        report = run_distill(kb, only, document_ids, force=force, batch_size=batch_size, fuse=fuse)
     data = report.to_json()
     if json_out is not None:
         write_json(json_out, data)
