@@ -81,7 +81,7 @@ def test_generated_passages_are_the_same_in_any_batch() -> None:
 
 _DECADE = {"passages", "ingest_chunks_per_s", "distill_chunks_per_s", "distill_layer_seconds", "index_seconds",
            "distill_cpu_ms_per_chunk", "distill_cpu_ms_per_chunk_by_process", "distill_layer_cpu_ms_per_chunk",
-           "store_bytes_per_chunk",
+           "store_bytes_per_chunk", "settle_cpu_ms_per_chunk",
            "settle_seconds", "store_mb", "client_peak_mb", "server_peak_mb", "query", "query_first_round",
            "numpy_exact", "runs", "server_memory"}
 

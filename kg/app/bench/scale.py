@@ -15,7 +15,9 @@ holds more than one batch of them. At each decade, for the passages it adds:
 * ``index_seconds``: from the end of those writes until every index is online (``db.awaitIndexes``);
 * ``settle_seconds``: from then until the server's background work is done (:func:`kg.shared.processes.await_quiet`
   on its JVM: at most an hour, reached only if it never quietens): Lucene merges the index segments the decade's
-  writes left after the writes, and queries timed while it merges measure the merge;
+  writes left after the writes, and queries timed while it merges measure the merge; ``settle_cpu_ms_per_chunk``:
+  the server's CPU while it settled, per new chunk (merging HNSW graphs costs more than inserting into them:
+  docs/scaling.md, "What the distilled layer costs"), which ``distill_cpu_ms_per_chunk`` does not count;
 * ``store_mb``: the server's data folder on disk (store files and transaction logs), and
   ``store_bytes_per_chunk``: that folder over every chunk the store holds;
 * ``client_peak_mb``, ``server_peak_mb``: the highest RSS of this process and of the Neo4j JVM, sampled every
@@ -110,6 +112,7 @@ class DecadeReport(BaseModel):
     distill_layer_cpu_ms_per_chunk: dict[str, dict[str, float]] = Field(default_factory=dict)
     index_seconds: float
     settle_seconds: float | None = None  # None: a decade recorded before this field
+    settle_cpu_ms_per_chunk: float | None = None  # None: a decade recorded before this field
     store_mb: float
     store_bytes_per_chunk: float | None = None
     client_peak_mb: float
@@ -129,7 +132,8 @@ class ScaleBenchReport(BaseModel):
         """The report as the issue gives it; a decade names methods that could not run only when some could
         not, and its servers' memory, settling time and first round unless a progress file from before those
         fields recorded it."""
-        optional = ("unavailable", "server_memory", "settle_seconds", "query_first_round", "distill_cpu_ms_per_chunk",
+        optional = ("unavailable", "server_memory", "settle_seconds", "settle_cpu_ms_per_chunk", "query_first_round",
+                    "distill_cpu_ms_per_chunk",
                     "distill_cpu_ms_per_chunk_by_process", "distill_layer_cpu_ms_per_chunk", "store_bytes_per_chunk")
         return {"decades": [d.model_dump(mode="json",
                                          exclude={name for name in optional if getattr(d, name) in (None, {}, [])})
@@ -505,7 +509,9 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
         started = time.perf_counter()
         graph.write("meta/await_indexes", timeout_s=3600)
         index_s = time.perf_counter() - started
+        settling = cpu.read()["server"]
         settle_s, quiet = await_quiet(server_pid)
+        settle_cpu_s = cpu.read()["server"] - settling
         if not quiet:
             say(f"{size} passages: the server still busy after {settle_s:.0f} s; timing the queries anyway")
         first_texts, texts = _decade_queries(size, queries, f"first:{size}"), _decade_queries(size, queries, size)
@@ -520,7 +526,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
             passages=size, ingest_chunks_per_s=round(decade.chunks / decade.ingest_seconds, 1),
             distill_chunks_per_s=round(decade.chunks / decade.distill_seconds, 1),
             distill_layer_seconds=decade.layer_seconds, index_seconds=round(index_s, 4),
-            settle_seconds=round(settle_s, 1),
+            settle_seconds=round(settle_s, 1), settle_cpu_ms_per_chunk=round(settle_cpu_s * 1000 / decade.chunks, 3),
             distill_cpu_ms_per_chunk=round(sum(by_process.values()), 3),
             distill_cpu_ms_per_chunk_by_process=by_process,
             distill_layer_cpu_ms_per_chunk={name: _per_chunk(s, decade.chunks)
