@@ -23,7 +23,7 @@ from kg.app.bench.query import generate_passages
 from kg.embeddings import make_embedder
 from kg.provisioning.throwaway import throwaway_local_server
 from kg.settings import Settings
-from kg.shared.processes import await_quiet
+from kg.shared.processes import await_quiet, cpu_seconds
 
 BATCH = 2000
 QUERIES = 200
@@ -31,11 +31,6 @@ K = 10
 WRITE = ("UNWIND $rows AS r CREATE (n:HnswCost {id: r.id}) WITH n, r "
          "CALL db.create.setNodeVectorProperty(n, 'embedding', r.v)")
 SEARCH = "CALL db.index.vector.queryNodes('hnsw_cost', $k, $v) YIELD node RETURN node.id AS id"
-
-
-def _cpu(process: psutil.Process) -> float:
-    times = process.cpu_times()
-    return float(times.user + times.system)
 
 
 def main(count: int, configs: dict[str, dict[str, object]]) -> dict[str, dict[str, float]]:
@@ -58,14 +53,14 @@ def main(count: int, configs: dict[str, dict[str, object]]) -> dict[str, dict[st
                 session.run("CREATE VECTOR INDEX hnsw_cost IF NOT EXISTS FOR (n:HnswCost) ON n.embedding "
                             "OPTIONS {indexConfig: $config}", config=config).consume()
                 session.run("CALL db.awaitIndexes(300)").consume()
-                cpu, started = _cpu(server), time.perf_counter()
+                cpu, started = cpu_seconds(server), time.perf_counter()
                 for i in range(0, count, BATCH):
                     rows = [{"id": j, "v": vectors[j].tolist()} for j in range(i, min(count, i + BATCH))]
                     session.run(WRITE, rows=rows).consume()
-                write_s, write_cpu = time.perf_counter() - started, _cpu(server) - cpu
-                cpu = _cpu(server)
+                write_s, write_cpu = time.perf_counter() - started, cpu_seconds(server) - cpu
+                cpu = cpu_seconds(server)
                 merge_s, _ = await_quiet(info.pid)
-                merge_cpu = _cpu(server) - cpu
+                merge_cpu = cpu_seconds(server) - cpu
                 found, latencies = 0, []
                 for vector, best in zip(queries, exact, strict=True):
                     started = time.perf_counter()

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import psutil
 
-__all__ = ["alive", "await_quiet", "cmdline", "log_tail", "port_taken", "terminate"]
+__all__ = ["alive", "await_quiet", "cmdline", "cpu_seconds", "log_tail", "port_taken", "terminate"]
 
 QUIET_CORES = 0.2  # an idle Neo4j uses a few hundredths of a core; one Lucene merge thread uses a whole one
 
@@ -77,6 +77,12 @@ def log_tail(paths: Sequence[Path], lines: int = 25) -> str:
     return "\n".join(texts) or "(no log yet)"
 
 
+def cpu_seconds(process: psutil.Process) -> float:
+    """The CPU ``process`` has used so far, user and system, every thread (``/proc``)."""
+    times = process.cpu_times()
+    return float(times.user + times.system)
+
+
 def await_quiet(pid: int, *, cores: float = QUIET_CORES, window_s: float = 5.0,
                 timeout_s: float = 3600.0) -> tuple[float, bool]:
     """Wait until process ``pid`` uses less than ``cores`` CPUs over ``window_s``, or ``timeout_s`` has passed:
@@ -87,10 +93,9 @@ def await_quiet(pid: int, *, cores: float = QUIET_CORES, window_s: float = 5.0,
     try:
         process = psutil.Process(pid)
         while True:
-            before = process.cpu_times()
+            before = cpu_seconds(process)
             time.sleep(window_s)
-            after = process.cpu_times()
-            used = (after.user + after.system - before.user - before.system) / window_s
+            used = (cpu_seconds(process) - before) / window_s
             waited = time.perf_counter() - started
             if used < cores or waited >= timeout_s:
                 return waited, used < cores

@@ -77,10 +77,10 @@ from kg.provisioning.local import LocalNeo4j, ServerInfo, stop_server
 from kg.provisioning.throwaway import throwaway_local_server
 from kg.settings import Settings, free_port
 from kg.shared.private import private_dir, write_private
-from kg.shared.processes import await_quiet
+from kg.shared.processes import await_quiet, cpu_seconds
 from kg.store.base import GraphStore
 from kg.store.neo4j_store import Neo4jGraphStore
-from kg.store.queries import CHUNK_EMBEDDINGS, COUNT_LABEL
+from kg.store.queries import CHUNK_EMBEDDINGS
 from kg.store.schema import ensure_schema
 
 __all__ = ["BATCH", "DecadeReport", "ScaleBenchReport", "ScaleProgress", "ServerMemory", "decade_sizes",
@@ -133,8 +133,8 @@ class ScaleBenchReport(BaseModel):
         not, and its servers' memory, settling time and first round unless a progress file from before those
         fields recorded it."""
         optional = ("unavailable", "server_memory", "settle_seconds", "settle_cpu_ms_per_chunk", "query_first_round",
-                    "distill_cpu_ms_per_chunk",
-                    "distill_cpu_ms_per_chunk_by_process", "distill_layer_cpu_ms_per_chunk", "store_bytes_per_chunk")
+                    "distill_cpu_ms_per_chunk", "distill_cpu_ms_per_chunk_by_process",
+                    "distill_layer_cpu_ms_per_chunk", "store_bytes_per_chunk")
         return {"decades": [d.model_dump(mode="json",
                                          exclude={name for name in optional if getattr(d, name) in (None, {}, [])})
                             for d in self.decades]}
@@ -233,10 +233,9 @@ class CpuSeconds:
     def read(self) -> dict[str, float]:
         for n, process in enumerate(self._processes):
             try:
-                times = process.cpu_times()
+                self._last[n] = cpu_seconds(process)
             except psutil.Error:
                 continue
-            self._last[n] = times.user + times.system
         return dict(zip(PROCESSES, self._last, strict=True))
 
 
@@ -342,9 +341,9 @@ def _folder_bytes(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
 
 
-def _per_chunk(cpu_seconds: dict[str, float], chunks: int) -> dict[str, float]:
+def _per_chunk(seconds_by_process: dict[str, float], chunks: int) -> dict[str, float]:
     """CPU seconds (per process) as milliseconds per chunk."""
-    return {name: round(seconds * 1000 / chunks, 3) for name, seconds in cpu_seconds.items()}
+    return {name: round(seconds * 1000 / chunks, 3) for name, seconds in seconds_by_process.items()}
 
 
 class _DistillClock:
@@ -532,7 +531,7 @@ def _grow(graph: GraphStore, server: LocalNeo4j, server_pid: int, rss: PeakRSS, 
             distill_layer_cpu_ms_per_chunk={name: _per_chunk(s, decade.chunks)
                                             for name, s in decade.layer_cpu_seconds.items()},
             store_mb=round(store_bytes / 2**20, 1),
-            store_bytes_per_chunk=round(store_bytes / graph.read(COUNT_LABEL.render(label="Chunk"))[0]["count"]),
+            store_bytes_per_chunk=round(store_bytes / bench.vectors.rows),  # a row per chunk stored
             client_peak_mb=max(client_mb, decade.client_peak_mb),
             server_peak_mb=max(server_mb, decade.server_peak_mb), query=latencies, query_first_round=first_round,
             numpy_exact=exact,
