@@ -64,7 +64,8 @@ __all__ = [
 ]
 
 _YEAR = re.compile(r"\b(19\d{2}|20\d{2})\b")
-_NUMBER = re.compile(r"(?<![\w.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\w)")
+# Not after a hyphen: the 14 of "turbine T-14" is a name, not a value (a real model's L3 evidence mixed them).
+_NUMBER = re.compile(r"(?<![\w.-])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?!\w)")
 _WORD = re.compile(r"\w+")
 _MENTIONS = "number of evidence sentences dated each year"
 _HOW_MANY = re.compile(r"\bhow many\s+(?P<noun>[\w-]+)", re.I)

@@ -279,7 +279,8 @@ class OpenAICompatibleLLM(LLM):
         if response_format is not None:
             kwargs["response_format"] = response_format
         if self.settings.seed is not None:
-            kwargs["seed"] = self.settings.seed
+            # A seeded endpoint (llama.cpp) repeats its draw for the same prompt: each sample needs its own seed.
+            kwargs["seed"] = self.settings.seed + (p.sample or 0)
 
         async def attempt() -> Any:
             async with self.limit.acquire_async():

@@ -135,9 +135,28 @@ def _grounded_extraction(chunk: ChunkRecord, triples: Sequence[Triple]) -> tuple
     return extraction, dropped
 
 
-def _tag_pairs(tags: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
-    """A reply's tags as (class, value) pairs, blank ones dropped."""
-    return [(cls.strip(), v.strip()) for cls, values in tags.items() for v in values if cls.strip() and name_key(v)]
+_PLACEHOLDERS = frozenset({"...", "class_name", "name", "<class name>", "value"})
+
+
+def _tag_pairs(ctx: Context, task: str, chunk: ChunkRecord, tags: Mapping[str, Sequence[str]],
+               classes: Sequence[TagClass]) -> list[tuple[str, str]]:
+    """A reply's tags as (class, value) pairs: blank ones dropped, and, counted as the task's invalid items, those
+    of a class the scheme does not have and values the chunk never names (a tag is a phrase of the corpus; small
+    models echo the prompt's placeholders or the class names instead)."""
+    known = {c.name.strip() for c in classes}
+    text = f"{chunk.title}\n{chunk.text}".casefold()
+    pairs, invalid = [], 0
+    for cls, values in tags.items():
+        for value in values:
+            if not (cls.strip() and name_key(value)):
+                continue
+            if (known and cls.strip() not in known) or not _grounded(value, text):
+                invalid += 1
+                continue
+            pairs.append((cls.strip(), value.strip()))
+    if invalid:
+        ctx.llm.accounting.count(task, invalid_items=invalid)
+    return pairs
 
 
 class LLMTagExtractor:
@@ -166,7 +185,9 @@ class LLMTagExtractor:
         found = result.results[0]
         if found is None:
             raise result.errors[0]
-        self.classes = list(found.classes)
+        # Small models echo the prompt's placeholders; a class must be a name of its own, once.
+        self.classes = list({c.name.strip(): c for c in found.classes
+                             if name_key(c.name) and c.name.strip() not in _PLACEHOLDERS}.values())
         self.ctx.store.write("distill/tag_classes_write",
                              tag_classes=json.dumps([c.model_dump() for c in self.classes], ensure_ascii=False))
 
@@ -183,7 +204,7 @@ class LLMTagExtractor:
             if result is None:
                 built.fail("tags", [chunk.id], outcome.errors[i])
                 continue
-            out.append((chunk, _tag_pairs(result.tags)))
+            out.append((chunk, _tag_pairs(self.ctx, CHUNK_TAGS.name, chunk, result.tags, self.classes)))
         return out
 
     def aliases(self, names: list[str], built: Built) -> dict[str, list[str]]:
@@ -235,7 +256,9 @@ class LLMFactItemExtractor:
                         built.fail("pseudograph", [chunks[i].id], outcome.errors[n])
                     continue
                 accepted.setdefault(chunks[i].id, [])
-                candidates += [(i, item.fact.strip()) for item in result.items if item.fact.strip()]
+                # One fact a sentence: small models join several into one item, which then matches no other.
+                candidates += [(i, s.strip()) for item in result.items for s in sentences(item.fact) or [item.fact]
+                               if s.strip()]
             vectors = self.ctx.embedder.embed([t for _, t in candidates]) if candidates else np.zeros((0, 1))
             retry: set[int] = set()
             for (i, text), vector in zip(candidates, vectors, strict=True):
@@ -357,7 +380,8 @@ class GivenTags:
         """Done before the shared call (its prompt lists the classes)."""
 
     def tags(self, chunks: Sequence[ChunkRecord], built: Built) -> list[tuple[ChunkRecord, list[tuple[str, str]]]]:
-        return [(chunk, _tag_pairs(r.tags) if isinstance(r, ChunkKnowledge) else []) for chunk, r in self.found]
+        return [(chunk, _tag_pairs(self.tagger.ctx, CHUNK_KNOWLEDGE.name, chunk, r.tags, self.tagger.classes)
+                 if isinstance(r, ChunkKnowledge) else []) for chunk, r in self.found]
 
     def aliases(self, names: list[str], built: Built) -> dict[str, list[str]]:
         return self.tagger.aliases(names, built)
