@@ -109,8 +109,7 @@ def test_tags_are_phrases_of_their_chunks_and_map_questions_to_them(built: Built
     tagged = rows(kb, "MATCH (c:Chunk)-[:TAGGED]->(t:Tag) RETURN t.name AS name, t.class AS class, "
                       "t.aliases AS aliases, c.title + ' ' + c.text AS chunk")
     print(json.dumps(tagged, ensure_ascii=False, indent=1)[:3000])
-    # Several chunks are tagged (3 to 5 of 8 in the runs seen: the 0.5B leaves some chunks untagged).
-    assert len({r["chunk"] for r in tagged}) >= 2
+    assert len({r["chunk"] for r in tagged}) >= 4  # most of the seven documents' chunks are tagged
     for r in tagged:
         assert r["class"] in classes and any(w.casefold() in r["chunk"].casefold() for w in WORDS.findall(r["name"])), r
     # The mapping: a question naming a tag's phrase reaches that tag, one naming an alias the model gave reaches
