@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -95,18 +94,14 @@ def built(session_store: GraphStore, neo4j_server: TestServer, real_llm_settings
         kb.close()
 
 
-def rows(kb: Strata, query: str) -> list[dict[str, Any]]:
-    return kb.store.query(query)
-
-
 def test_tags_are_phrases_of_their_chunks_and_map_questions_to_them(built: Built) -> None:
     kb = built.kb
     entry = built.distill.layers["tags"]
     assert entry.failed == [] and entry.created["Tag"] >= 3, entry
-    [meta] = rows(kb, "MATCH (m:StrataMeta) RETURN m.tag_classes AS classes")
+    [meta] = kb.store.query("MATCH (m:StrataMeta) RETURN m.tag_classes AS classes")
     classes = {c["name"] for c in json.loads(meta["classes"])}
     assert len(classes) >= 2 and not classes & {"class_name", "name", "..."}, classes
-    tagged = rows(kb, "MATCH (c:Chunk)-[:TAGGED]->(t:Tag) RETURN t.name AS name, t.class AS class, "
+    tagged = kb.store.query("MATCH (c:Chunk)-[:TAGGED]->(t:Tag) RETURN t.name AS name, t.class AS class, "
                       "t.aliases AS aliases, c.title + ' ' + c.text AS chunk")
     print(json.dumps(tagged, ensure_ascii=False, indent=1)[:3000])
     assert len({r["chunk"] for r in tagged}) >= 4  # most of the seven documents' chunks are tagged
@@ -127,7 +122,8 @@ def test_pseudograph_items_hold_in_their_chunks_under_a_mind_map_of_two_levels(b
     kb = built.kb
     entry = built.distill.layers["pseudograph"]
     assert entry.failed == [] and entry.created["FactItem"] >= 10, entry
-    items = rows(kb, "MATCH (t:Topic)-[:HAS_ROUTE*1..]->(r:Route)-[:HAS_ITEM]->(f:FactItem)-[:ITEM_OF]->(c:Chunk) "
+    items = kb.store.query("MATCH (t:Topic)-[:HAS_ROUTE*1..]->(r:Route)-[:HAS_ITEM]->(f:FactItem)"
+                           "-[:ITEM_OF]->(c:Chunk) "
                      "MATCH (t)-[:TOPIC_OF]->(:Document {id: c.document_id}) "
                      "RETURN f.text AS fact, f.path_text AS path, f.rouge_l AS rouge, c.text AS chunk")
     print("\n".join(r["path"] for r in items))
@@ -142,9 +138,10 @@ def test_pseudograph_items_hold_in_their_chunks_under_a_mind_map_of_two_levels(b
 
 def test_fusion_merges_the_same_and_nothing_else(built: Built) -> None:
     kb = built.kb
-    topics = rows(kb, "MATCH (s:SuperTopic)-[:SIMILAR]->(t:Topic) RETURN s.id AS id, collect(t.text) AS members, "
+    topics = kb.store.query("MATCH (s:SuperTopic)-[:SIMILAR]->(t:Topic) RETURN s.id AS id, collect(t.text) AS members, "
                       "count(DISTINCT t.document_id) AS documents")
-    facts = rows(kb, "MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN s.id AS id, collect(f.text) AS members, "
+    facts = kb.store.query("MATCH (s:SuperFact)-[:SIMILAR]->(f:FactItem) RETURN s.id AS id, "
+                           "collect(f.text) AS members, "
                      "count(DISTINCT f.document_id) AS documents")
     print(json.dumps({"topics": topics, "facts": facts}, ensure_ascii=False, indent=1))
     # The two reports of the T-14 failure carry one title: their topics meet in a super-topic.
